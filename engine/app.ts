@@ -1,0 +1,90 @@
+import crypto from 'node:crypto';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { ApiContext, CallContext } from './routes/api-context';
+import { HttpError, notFound } from './routes/http-error';
+import { sendJson } from './routes/respond';
+import { apiRoot, appRoot, status, API_VERSION_HEADER } from './routes/api-root';
+import { handleDetail, handleList } from './routes/model-routes';
+import { authenticate } from './auth/authenticate';
+import { Serializer } from './serialization/serialize';
+import { ValidationError } from './validation/field-errors';
+
+const BODY_LIMIT = '20mb';
+
+function originOf(req: Request): string {
+  return `${req.protocol}://${req.get('host') ?? 'localhost'}`;
+}
+
+/** The HTTP application: every route derived from the registry; no route written for a particular model. */
+export function createApp(ctx: ApiContext & { embedded?: boolean }): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+
+  app.use((req, res, next) => {
+    const id = crypto.randomUUID();
+    res.locals.requestId = id;
+    res.setHeader('API-Version', API_VERSION_HEADER);
+    res.setHeader('X-Request-ID', id);
+    next();
+  });
+  app.use(express.raw({ type: () => true, limit: BODY_LIMIT }));
+
+  app.use('/api', (req, res, next) => {
+    handleApi(ctx, req, res).catch(next);
+  });
+  app.use((req, res) => sendJson(req, res, 404, { detail: 'Not found.' }));
+  app.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
+    void next;
+    handleError(err, req, res);
+  });
+  return app;
+}
+
+async function handleApi(ctx: ApiContext & { embedded?: boolean }, req: Request, res: Response): Promise<void> {
+  const origin = originOf(req);
+  const path = req.path;
+  const parts = path.split('/').filter(Boolean);
+  const query = new URL(req.originalUrl, 'http://x').searchParams;
+  const fullUrl = `${origin}${req.originalUrl}`;
+
+  if (!path.endsWith('/')) {
+    // Every API path ends with a slash; NetBox redirects (the spec says 302).
+    const q = req.originalUrl.slice(req.originalUrl.indexOf('?') >= 0 ? req.originalUrl.indexOf('?') : req.originalUrl.length);
+    res.redirect(302, `${req.baseUrl}${path}/${q}`);
+    return;
+  }
+  if (parts.length === 0) return sendJson(req, res, 200, apiRoot(origin));
+  if (parts.length === 1 && parts[0] === 'status') return sendJson(req, res, 200, status(ctx.version, ctx.embedded ?? false));
+  if (parts.length === 1) {
+    const body = appRoot(ctx.registry, origin, parts[0]!);
+    if (!body) throw notFound();
+    return sendJson(req, res, 200, body);
+  }
+  const model = ctx.registry.byPath.get(`${parts[0]}/${parts[1]}`);
+  if (!model || parts.length > 3) throw notFound();
+
+  const principal = await authenticate(ctx.knex, req);
+  const call: CallContext = { ...ctx, principal, origin, serializer: new Serializer(ctx.registry, origin), query, requestId: String(res.locals.requestId) };
+  if (parts.length === 2) return handleList(call, req, res, model, fullUrl);
+  const idText = parts[2]!;
+  if (!/^\d{1,15}$/.test(idText) || Number(idText) === 0) throw notFound();
+  return handleDetail(call, req, res, model, Number(idText));
+}
+
+function handleError(err: unknown, req: Request, res: Response): void {
+  if (err instanceof HttpError) {
+    for (const [k, v] of Object.entries(err.headers)) res.setHeader(k, v);
+    return sendJson(req, res, err.status, err.body);
+  }
+  if (err instanceof ValidationError) return sendJson(req, res, 400, err.errors);
+  const e = err as { type?: string; status?: number; statusCode?: number; message?: string };
+  if (e && e.type === 'entity.too.large') return sendJson(req, res, 413, { detail: `Request body larger than ${BODY_LIMIT}.` });
+  if (e && typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
+    return sendJson(req, res, e.status, { detail: e.message ?? 'Bad request.' });
+  }
+  const requestId = String(res.locals.requestId ?? '');
+  console.error(`[${requestId}] ${req.method} ${req.originalUrl} failed:`, err);
+  sendJson(req, res, 500, { detail: 'Internal server error.', request_id: requestId });
+}

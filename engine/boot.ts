@@ -1,0 +1,29 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Config } from './config';
+import type { Registry } from './definitions/registry-types';
+import { loadDefinitions } from './definitions/load-definitions';
+import { resolveRegistry } from './definitions/resolve-registry';
+import { connectDatabase, type Database } from './storage/connect';
+import { migrate } from './storage/migrator';
+
+export function loadRegistry(schemaDir: string): Registry {
+  return resolveRegistry(loadDefinitions(schemaDir));
+}
+
+export function packageVersion(): string {
+  const pkg = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+/** The database the configuration names: a PostgreSQL server, or the embedded one in the data folder. */
+export function openDatabase(config: Config): Promise<Database> {
+  return connectDatabase(config.databaseUrl ? { url: config.databaseUrl } : { dataDir: config.dataDir });
+}
+
+/** Opens the database and brings it up to date with the committed migrations. */
+export async function openMigrated(config: Config): Promise<{ db: Database; applied: string[] }> {
+  const db = await openDatabase(config);
+  const applied = await migrate(db.knex, config.migrationsDir);
+  return { db, applied };
+}

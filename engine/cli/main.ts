@@ -1,0 +1,75 @@
+import { loadConfig } from '../config';
+import { loadRegistry, openDatabase, openMigrated } from '../boot';
+import { makeMigrations } from './makemigrations';
+import { generate } from './generate';
+import { createSuperuser } from './createsuperuser';
+import { migrate } from '../storage/migrator';
+import { serve } from '../../server';
+import { runBench } from '../../tests/bench/run-bench';
+
+const USAGE = `usage: patchbay <command>
+
+  serve                         apply migrations and serve the API (PORT, HOST, DATABASE_URL, PATCHBAY_DATA_DIR)
+  migrate                       apply pending migrations
+  makemigrations [--check]      write the migration schema/ needs; --check fails if one is missing
+  generate [--check]            regenerate TypeScript types and docs from schema/; --check fails if stale
+  createsuperuser --username U --password P [--token KEY]
+                                create a superuser and an API token; prints the token key
+  bench                         run the benchmark (see README)`;
+
+function flag(args: string[], name: string): string | undefined {
+  const i = args.indexOf(name);
+  if (i < 0) return undefined;
+  const v = args[i + 1];
+  if (v === undefined || v.startsWith('--')) throw new Error(`${name} needs a value`);
+  return v;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...args] = argv;
+  const config = loadConfig();
+  switch (command) {
+    case 'serve': {
+      await serve();
+      return 0;
+    }
+    case 'migrate': {
+      loadRegistry(config.schemaDir);
+      const db = await openDatabase(config);
+      try {
+        const applied = await migrate(db.knex, config.migrationsDir);
+        console.log(applied.length ? `applied: ${applied.join(', ')}` : 'no migrations to apply');
+      } finally {
+        await db.close();
+      }
+      return 0;
+    }
+    case 'makemigrations':
+      return makeMigrations(config, args.includes('--check'));
+    case 'generate':
+      return generate(config, args.includes('--check'));
+    case 'createsuperuser': {
+      const username = flag(args, '--username');
+      const password = flag(args, '--password');
+      if (!username || !password) {
+        console.error('createsuperuser needs --username and --password');
+        return 2;
+      }
+      const registry = loadRegistry(config.schemaDir);
+      const { db } = await openMigrated(config);
+      try {
+        const key = await createSuperuser(db.knex, registry, username, password, flag(args, '--token'));
+        console.log(key);
+      } finally {
+        await db.close();
+      }
+      return 0;
+    }
+    case 'bench': {
+      return runBench(args);
+    }
+    default:
+      console.error(USAGE);
+      return command === undefined || command === 'help' || command === '--help' ? 0 : 2;
+  }
+}

@@ -1,0 +1,62 @@
+import path from 'node:path';
+
+/** Runtime settings, read from the environment under NetBox's names where NetBox has one. */
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  paginateCount: number;
+  /** 0 lifts the cap. */
+  maxPageSize: number;
+  /** `<app>.<model>` labels anyone may read, or '*' for all. */
+  exemptViewPermissions: string[] | '*';
+  loginRequired: boolean;
+  maintenanceMode: boolean;
+  allowTokenRetrieval: boolean;
+  /** Addresses whose X-Forwarded-For is believed. */
+  trustedProxies: string[];
+  /** Where definitions and migrations are read from. */
+  schemaDir: string;
+  migrationsDir: string;
+}
+
+const ROOT = path.resolve(__dirname, '..');
+
+function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw.toLowerCase() === 'none') return 0;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
+  return n;
+}
+
+function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  return ['1', 'true', 'yes', 'on'].includes(raw.toLowerCase());
+}
+
+function list(raw: string | undefined): string[] {
+  return (raw ?? '').split(/[\s,]+/).filter(Boolean);
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const exempt = list(env.EXEMPT_VIEW_PERMISSIONS);
+  return {
+    port: int(env, 'PORT', 8000),
+    host: env.HOST || '0.0.0.0',
+    databaseUrl: env.DATABASE_URL || undefined,
+    dataDir: path.resolve(env.PATCHBAY_DATA_DIR || path.join(process.cwd(), 'data')),
+    paginateCount: Math.max(1, int(env, 'PAGINATE_COUNT', 50)),
+    maxPageSize: int(env, 'MAX_PAGE_SIZE', 1000),
+    exemptViewPermissions: exempt.includes('*') ? '*' : exempt,
+    loginRequired: bool(env, 'LOGIN_REQUIRED', false),
+    maintenanceMode: bool(env, 'MAINTENANCE_MODE', false),
+    allowTokenRetrieval: bool(env, 'ALLOW_TOKEN_RETRIEVAL', true),
+    trustedProxies: list(env.TRUSTED_PROXIES),
+    schemaDir: path.resolve(env.PATCHBAY_SCHEMA_DIR || path.join(ROOT, 'schema')),
+    migrationsDir: path.resolve(env.PATCHBAY_MIGRATIONS_DIR || path.join(ROOT, 'migrations')),
+  };
+}

@@ -1,0 +1,52 @@
+import crypto from 'node:crypto';
+
+/**
+ * What a definition cannot say declaratively is a small named function, referenced from the JSON by name.
+ * Each takes the object's stored values (column name -> value, as rendered) and returns one value.
+ */
+export type RowValues = Readonly<Record<string, unknown>>;
+
+const computed: Record<string, (row: RowValues, from: readonly string[]) => unknown> = {
+  /** 4 or 6, from an address or network string. */
+  ip_family: (row, from) => {
+    const v = row[from[0] ?? ''];
+    return typeof v === 'string' ? (v.includes(':') ? 6 : 4) : null;
+  },
+  /** The object's display string again, under another name (VLAN's display_name). */
+  display: (row) => row.display ?? null,
+};
+
+const display: Record<string, (row: RowValues) => string> = {
+  /** NetBox shows a VRF with its route distinguisher when it has one. */
+  vrf_display: (row) => (row.rd ? `${String(row.name)} (${String(row.rd)})` : String(row.name ?? '')),
+  /** A token is shown by its last four characters only, as NetBox's partial key. */
+  token_display: (row) => {
+    const key = typeof row.key === 'string' ? row.key : '';
+    return key ? `${'*'.repeat(Math.max(0, key.length - 4))}${key.slice(-4)}` : '';
+  },
+};
+
+const defaults: Record<string, () => unknown> = {
+  /** 160 random bits as 40 hex characters. */
+  token_key: () => crypto.randomBytes(20).toString('hex'),
+  now: () => new Date().toISOString(),
+};
+
+const tables = { computed, display, default: defaults } as const;
+export type NamedFunctionKind = keyof typeof tables;
+
+export function hasNamedFunction(kind: NamedFunctionKind, name: string): boolean {
+  return Object.prototype.hasOwnProperty.call(tables[kind], name);
+}
+
+export function computeField(name: string, row: RowValues, from: readonly string[]): unknown {
+  return computed[name]!(row, from);
+}
+
+export function displayWith(name: string, row: RowValues): string {
+  return display[name]!(row);
+}
+
+export function defaultWith(name: string): unknown {
+  return defaults[name]!();
+}

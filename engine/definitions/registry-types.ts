@@ -1,0 +1,82 @@
+import type { Field, ModelDefinition } from './generated/model-definition';
+
+export type FieldKind = Field['type'];
+export type ChoiceValue = string | number;
+
+/** A named choice set: values in declaration order, each with its label. */
+export interface ChoiceSet {
+  name: string;
+  entries: Array<{ value: ChoiceValue; label: string }>;
+  labels: Map<ChoiceValue, string>;
+  /** Whether the values are integers (stored as integer columns). */
+  numeric: boolean;
+}
+
+/** A field after resolution: its definition plus everything derived from it once at startup. */
+export interface ResolvedField {
+  name: string;
+  kind: FieldKind;
+  def: Field;
+  label: string;
+  model: ResolvedModel;
+  /** The stored column (fk: `<name>_id`); null for fields without one of their own (computed, tags, m2m, count). */
+  column: string | null;
+  nullable: boolean;
+  required: boolean;
+  readOnly: boolean;
+  writeOnly: boolean;
+  array: boolean;
+  choices?: ChoiceSet;
+  /** fk, m2m and tags: the related model. */
+  target?: ResolvedModel;
+  /** generic_fk: the allowed types (only those defined), or 'any'. Columns `<name>_type` and `<name>_id`. */
+  genericTargets?: ResolvedModel[] | 'any';
+  /** m2m and tags: the join table (source_id, target_id). */
+  joinTable?: string;
+  /** count: the counted model and its fk pointing here. */
+  countOf?: { model: ResolvedModel; via: ResolvedField };
+}
+
+export interface OrderTerm {
+  field: string;
+  descending: boolean;
+}
+
+export interface UniqueSet {
+  fields: string[];
+  message?: string;
+  nullsDistinct: boolean;
+  constraint: string;
+}
+
+export interface ResolvedModel {
+  /** `<app>.<model>`, NetBox's content-type label. */
+  label: string;
+  app: string;
+  name: string;
+  path: string;
+  table: string;
+  def: ModelDefinition;
+  verboseName: string;
+  verboseNamePlural: string;
+  fields: Map<string, ResolvedField>;
+  /** Fields in definition order. */
+  fieldList: ResolvedField[];
+  brief: string[];
+  ordering: OrderTerm[];
+  search: string[];
+  uniques: UniqueSet[];
+  /** Foreign keys of other models (or this one) that point at this model. */
+  reverse: ResolvedField[];
+  /** created is rendered as a date ('date') or a timestamp ('datetime'); false: no timestamps. */
+  timestamps: false | 'date' | 'datetime';
+  tree: boolean;
+  writeAliases: Map<string, string>;
+}
+
+export interface Registry {
+  models: Map<string, ResolvedModel>;
+  /** `<app>/<path>` -> model */
+  byPath: Map<string, ResolvedModel>;
+  choiceSets: Map<string, ChoiceSet>;
+}

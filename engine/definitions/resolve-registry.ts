@@ -1,0 +1,227 @@
+import type { Field, ModelDefinition } from './generated/model-definition';
+import type { ChoiceSet, ChoiceValue, Registry, ResolvedField, ResolvedModel } from './registry-types';
+import { DefinitionError } from './definition-error';
+import type { LoadedDefinition } from './load-definitions';
+import { sqlName } from '../storage/identifiers';
+import { hasNamedFunction } from './named-functions';
+
+/** Fields every model has whether or not its file names them. */
+export const IMPLICIT_FIELDS = ['id', 'url', 'display'] as const;
+
+/** Fields that hold no column of their own. */
+const COLUMNLESS: ReadonlySet<string> = new Set(['computed', 'tags', 'm2m', 'count', 'generic_fk']);
+
+function labelFor(name: string): string {
+  const words = name.replace(/_id$/, '').split('_').filter(Boolean);
+  const text = words.join(' ');
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** Turns loaded definitions into the registry: every cross-reference checked, every derived fact computed once. */
+export function resolveRegistry(loaded: LoadedDefinition[]): Registry {
+  const registry: Registry = { models: new Map(), byPath: new Map(), choiceSets: new Map() };
+  const files = new Map<string, string>();
+
+  for (const { file, def } of loaded) {
+    for (const [name, entries] of Object.entries(def.choice_sets ?? {})) {
+      if (registry.choiceSets.has(name)) throw new DefinitionError(file, `/choice_sets/${name}`, `choice set "${name}" is defined twice`);
+      registry.choiceSets.set(name, makeChoiceSet(name, entries));
+    }
+    const label = `${def.app}.${def.model}`;
+    if (registry.models.has(label)) throw new DefinitionError(file, '/model', `model ${label} is defined twice`);
+    const model = emptyModel(def, label);
+    const pathKey = `${def.app}/${def.path}`;
+    if (registry.byPath.has(pathKey)) throw new DefinitionError(file, '/path', `path ${pathKey} is used twice`);
+    registry.models.set(label, model);
+    registry.byPath.set(pathKey, model);
+    files.set(label, file);
+  }
+
+  for (const model of registry.models.values()) {
+    resolveFields(model, registry, files.get(model.label)!);
+  }
+  for (const model of registry.models.values()) {
+    resolveModelLists(model, files.get(model.label)!);
+  }
+  return registry;
+}
+
+function makeChoiceSet(name: string, entries: Array<[string | number, string]>): ChoiceSet {
+  const list = entries.map(([value, label]) => ({ value, label }));
+  return {
+    name,
+    entries: list,
+    labels: new Map<ChoiceValue, string>(list.map((e) => [e.value, e.label])),
+    numeric: list.every((e) => typeof e.value === 'number'),
+  };
+}
+
+function emptyModel(def: ModelDefinition, label: string): ResolvedModel {
+  const verboseName = def.verbose_name ?? def.model;
+  return {
+    label,
+    app: def.app,
+    name: def.model,
+    path: def.path,
+    table: sqlName(def.app, def.model),
+    def,
+    verboseName,
+    verboseNamePlural: def.verbose_name_plural ?? `${verboseName}s`,
+    fields: new Map(),
+    fieldList: [],
+    brief: def.brief,
+    ordering: [],
+    search: def.search ?? [],
+    uniques: [],
+    reverse: [],
+    timestamps: def.timestamps === false ? false : def.timestamps === 'datetime' ? 'datetime' : 'date',
+    tree: def.tree === true,
+    writeAliases: new Map(Object.entries(def.write_aliases ?? {})),
+  };
+}
+
+function resolveFields(model: ResolvedModel, registry: Registry, file: string): void {
+  const def = model.def;
+  const entries: Array<[string, Field]> = Object.entries(def.fields);
+  if (model.tree && !def.fields.parent) {
+    entries.unshift(['parent', { type: 'fk', to: model.label, null: true, on_delete: 'cascade', related_name: 'children' }]);
+  }
+  for (const [name, f] of entries) {
+    const at = `/fields/${name}`;
+    if ((IMPLICIT_FIELDS as readonly string[]).includes(name) || name === 'created' || name === 'last_updated' || name === '_depth') {
+      throw new DefinitionError(file, at, `"${name}" is provided by the engine and cannot be defined`);
+    }
+    const field: ResolvedField = {
+      name,
+      kind: f.type,
+      def: f,
+      label: f.label ?? labelFor(name),
+      model,
+      column: COLUMNLESS.has(f.type) ? null : f.type === 'fk' ? `${name}_id` : name,
+      nullable: f.null === true,
+      required: f.required === true,
+      readOnly: f.read_only === true || f.type === 'computed' || f.type === 'count',
+      writeOnly: f.write_only === true || f.type === 'password',
+      array: f.array === true,
+    };
+    if (f.type === 'choice' || (f.type === 'computed' && f.choices)) {
+      const set = f.choices ? registry.choiceSets.get(f.choices) : undefined;
+      if (!set) throw new DefinitionError(file, `${at}/choices`, `unknown choice set "${f.choices ?? ''}"`);
+      field.choices = set;
+      if (f.default !== undefined && f.default !== null && !set.labels.has(f.default as ChoiceValue)) {
+        throw new DefinitionError(file, `${at}/default`, `default "${String(f.default)}" is not in choice set ${set.name}`);
+      }
+    }
+    if (f.type === 'fk' || f.type === 'm2m' || f.type === 'tags') {
+      const to = f.type === 'tags' ? 'extras.tag' : f.to;
+      if (typeof to !== 'string') throw new DefinitionError(file, `${at}/to`, `${f.type} needs "to": "<app>.<model>"`);
+      const target = registry.models.get(to);
+      if (!target) throw new DefinitionError(file, `${at}/to`, `unknown model "${to}"`);
+      field.target = target;
+      if (f.type === 'fk') {
+        if (!f.on_delete) throw new DefinitionError(file, `${at}/on_delete`, 'a foreign key needs on_delete');
+        if (f.on_delete === 'set_null' && !field.nullable) throw new DefinitionError(file, `${at}/on_delete`, 'set_null needs "null": true');
+        target.reverse.push(field);
+      } else {
+        field.joinTable = sqlName(model.table, name);
+      }
+    }
+    if (f.type === 'generic_fk') {
+      const to = f.to;
+      if (to === '*' || (Array.isArray(to) && to.includes('*'))) field.genericTargets = 'any';
+      else if (Array.isArray(to)) field.genericTargets = to.map((l) => registry.models.get(l)).filter((m): m is ResolvedModel => !!m);
+      else throw new DefinitionError(file, `${at}/to`, 'generic_fk needs "to": a list of <app>.<model> or "*"');
+    }
+    if (f.type === 'count') {
+      const of = f.of ? registry.models.get(f.of) : undefined;
+      if (!of) throw new DefinitionError(file, `${at}/of`, `unknown model "${f.of ?? ''}"`);
+      field.countOf = { model: of, via: undefined as unknown as ResolvedField };
+    }
+    if (f.type === 'computed' && (!f.fn || !hasNamedFunction('computed', f.fn))) {
+      throw new DefinitionError(file, `${at}/fn`, `unknown computed function "${f.fn ?? ''}"`);
+    }
+    if (f.default_fn && !hasNamedFunction('default', f.default_fn)) {
+      throw new DefinitionError(file, `${at}/default_fn`, `unknown default function "${f.default_fn}"`);
+    }
+    if (f.type === 'choice' && field.choices === undefined) throw new DefinitionError(file, at, 'choice needs choices');
+    model.fields.set(name, field);
+    model.fieldList.push(field);
+  }
+  if (typeof def.display === 'object' && !hasNamedFunction('display', def.display.fn)) {
+    throw new DefinitionError(file, '/display/fn', `unknown display function "${def.display.fn}"`);
+  }
+}
+
+function resolveModelLists(model: ResolvedModel, file: string): void {
+  const def = model.def;
+  const known = (name: string) =>
+    model.fields.has(name) ||
+    (IMPLICIT_FIELDS as readonly string[]).includes(name) ||
+    (model.timestamps !== false && (name === 'created' || name === 'last_updated')) ||
+    (model.tree && name === '_depth');
+
+  for (const field of model.fieldList) {
+    if (field.kind === 'count' && field.countOf) {
+      const via = field.countOf.model.fields.get(field.def.via ?? '');
+      if (!via || via.kind !== 'fk' || via.target !== model) {
+        throw new DefinitionError(file, `/fields/${field.name}/via`, `"${field.def.via ?? ''}" is not a foreign key of ${field.countOf.model.label} to ${model.label}`);
+      }
+      field.countOf.via = via;
+    }
+    if (field.kind === 'computed') {
+      for (const src of field.def.from ?? []) {
+        if (!known(src)) throw new DefinitionError(file, `/fields/${field.name}/from`, `unknown field "${src}"`);
+      }
+    }
+  }
+  def.brief.forEach((name, i) => {
+    if (!known(name)) throw new DefinitionError(file, `/brief/${i}`, `unknown field "${name}"`);
+  });
+  model.search.forEach((name, i) => {
+    if (!resolvePath(model, name)) throw new DefinitionError(file, `/search/${i}`, `"${name}" is not a stored field or a path through foreign keys to one`);
+  });
+  model.ordering = (def.ordering ?? []).map((term, i) => {
+    const descending = term.startsWith('-');
+    const field = descending ? term.slice(1) : term;
+    if (!known(field)) throw new DefinitionError(file, `/ordering/${i}`, `unknown field "${field}"`);
+    return { field, descending };
+  });
+  for (const field of model.fieldList) {
+    if (field.def.unique) {
+      if (!field.column) throw new DefinitionError(file, `/fields/${field.name}/unique`, 'only stored fields can be unique');
+      model.uniques.push({ fields: [field.name], message: field.def.unique_message, nullsDistinct: true, constraint: sqlName(model.table, field.column, 'key') });
+    }
+  }
+  (def.unique_together ?? []).forEach((u, i) => {
+    const spec = Array.isArray(u) ? { fields: u, message: undefined, nulls_distinct: true } : u;
+    spec.fields.forEach((name, j) => {
+      if (!storedColumns(model, name).length) throw new DefinitionError(file, `/unique_together/${i}/${Array.isArray(u) ? j : `fields/${j}`}`, `"${name}" is not a stored field`);
+    });
+    const columns = spec.fields.flatMap((n) => storedColumns(model, n));
+    model.uniques.push({ fields: spec.fields, message: spec.message, nullsDistinct: spec.nulls_distinct !== false, constraint: sqlName(model.table, ...columns, 'uniq') });
+  });
+}
+
+/** The columns a field is stored in: one, two for a generic relation (type and id), none for the rest. */
+export function storedColumns(model: ResolvedModel, name: string): string[] {
+  const f = model.fields.get(name);
+  if (!f) return [];
+  if (f.kind === 'generic_fk') return [`${name}_type`, `${name}_id`];
+  return f.column ? [f.column] : [];
+}
+
+/** Follows a dotted path (site.region.slug) through foreign keys to a stored field. */
+export function resolvePath(model: ResolvedModel, path: string): { model: ResolvedModel; field: ResolvedField; via: ResolvedField[] } | null {
+  const parts = path.split('.');
+  let current = model;
+  const via: ResolvedField[] = [];
+  for (let i = 0; i < parts.length; i++) {
+    const f = current.fields.get(parts[i]!);
+    if (!f) return null;
+    if (i === parts.length - 1) return f.column ? { model: current, field: f, via } : null;
+    if (f.kind !== 'fk' || !f.target) return null;
+    via.push(f);
+    current = f.target;
+  }
+  return null;
+}

@@ -1,0 +1,154 @@
+import type { Knex } from 'knex';
+import type { Registry, ResolvedField, ResolvedModel } from '../definitions/registry-types';
+import { quoteIdent } from '../storage/identifiers';
+import { rowSelectList, type Row } from './row-columns';
+
+export type Form = 'full' | 'brief';
+
+/** Everything a page of objects refers to, loaded with one query per related model and level. */
+export class RelatedData {
+  /** model label -> id -> row */
+  readonly rows = new Map<string, Map<number, Row>>();
+  /** join table -> source id -> target ids, in the target's order */
+  readonly links = new Map<string, Map<number, number[]>>();
+  /** count field (model.field) -> id -> count */
+  readonly counts = new Map<string, Map<number, number>>();
+  /** model label -> id -> depth in its tree */
+  readonly depths = new Map<string, Map<number, number>>();
+
+  row(model: ResolvedModel, id: number): Row | undefined {
+    return this.rows.get(model.label)?.get(id);
+  }
+}
+
+/** Which fields of a model a form shows. */
+export function fieldsOfForm(model: ResolvedModel, form: Form): ResolvedField[] {
+  if (form === 'full') return model.fieldList.filter((f) => !f.writeOnly);
+  return model.brief.map((n) => model.fields.get(n)).filter((f): f is ResolvedField => !!f);
+}
+
+function showsDepth(model: ResolvedModel, form: Form): boolean {
+  return model.tree && (form === 'full' || model.brief.includes('_depth'));
+}
+
+interface Pending {
+  model: ResolvedModel;
+  ids: Set<number>;
+}
+
+/**
+ * Loads what the given rows' representation embeds: nested objects (level by level, so a nested
+ * object's own nested objects come in the next round), tags and other many-to-many links, counts
+ * and tree depths. The number of queries depends on the definitions, never on the number of rows.
+ */
+export async function loadRelated(
+  db: Knex | Knex.Transaction,
+  registry: Registry,
+  model: ResolvedModel,
+  rows: Row[],
+  form: Form,
+  omit: ReadonlySet<string> = new Set(),
+): Promise<RelatedData> {
+  const data = new RelatedData();
+  let level: Array<{ model: ResolvedModel; rows: Row[]; form: Form }> = [{ model, rows, form }];
+  while (level.length) {
+    const pending = new Map<string, Pending>();
+    const want = (m: ResolvedModel, id: unknown) => {
+      if (typeof id !== 'number') return;
+      if (data.row(m, id)) return;
+      let p = pending.get(m.label);
+      if (!p) pending.set(m.label, (p = { model: m, ids: new Set() }));
+      p.ids.add(id);
+    };
+    for (const group of level) {
+      if (!group.rows.length) continue;
+      const ids = group.rows.map((r) => r.id);
+      for (const field of fieldsOfForm(group.model, group.form)) {
+        if (omit.has(field.name) && group.model === model) continue;
+        if (field.kind === 'fk' && field.target) {
+          for (const r of group.rows) want(field.target, r[field.column!]);
+        } else if (field.kind === 'generic_fk') {
+          for (const r of group.rows) {
+            const target = registry.models.get(String(r[`${field.name}_type`]));
+            if (target) want(target, r[`${field.name}_id`]);
+          }
+        } else if ((field.kind === 'tags' || field.kind === 'm2m') && field.target && field.joinTable) {
+          await loadLinks(db, data, field, ids, want);
+        } else if (field.kind === 'count' && field.countOf) {
+          await loadCounts(db, data, field, ids);
+        }
+      }
+      if (showsDepth(group.model, group.form)) await loadDepths(db, data, group.model, ids);
+    }
+    const next: typeof level = [];
+    for (const p of pending.values()) {
+      const list = [...p.ids];
+      const result = await db.raw(
+        `SELECT ${rowSelectList(p.model, 't')} FROM ${quoteIdent(p.model.table)} AS "t" WHERE "t"."id" = ANY(?)`,
+        [list],
+      );
+      const loaded = result.rows as Row[];
+      let byId = data.rows.get(p.model.label);
+      if (!byId) data.rows.set(p.model.label, (byId = new Map()));
+      for (const r of loaded) byId.set(r.id, r);
+      next.push({ model: p.model, rows: loaded, form: 'brief' });
+    }
+    level = next;
+  }
+  return data;
+}
+
+async function loadLinks(
+  db: Knex | Knex.Transaction,
+  data: RelatedData,
+  field: ResolvedField,
+  ids: number[],
+  want: (m: ResolvedModel, id: unknown) => void,
+): Promise<void> {
+  const target = field.target!;
+  const order = target.ordering.map((o) => {
+    const f = target.fields.get(o.field);
+    const col = f?.column ?? o.field;
+    return `"o".${quoteIdent(col)}${o.descending ? ' DESC' : ''}`;
+  });
+  const result = await db.raw(
+    `SELECT "j"."source_id", "o"."id" FROM ${quoteIdent(field.joinTable!)} AS "j" JOIN ${quoteIdent(target.table)} AS "o" ON "o"."id" = "j"."target_id" WHERE "j"."source_id" = ANY(?) ORDER BY ${[...order, '"o"."id"'].join(', ')}`,
+    [ids],
+  );
+  let map = data.links.get(field.joinTable!);
+  if (!map) data.links.set(field.joinTable!, (map = new Map()));
+  for (const r of result.rows as Array<{ source_id: number; id: number }>) {
+    let list = map.get(r.source_id);
+    if (!list) map.set(r.source_id, (list = []));
+    list.push(r.id);
+    want(target, r.id);
+  }
+}
+
+async function loadCounts(db: Knex | Knex.Transaction, data: RelatedData, field: ResolvedField, ids: number[]): Promise<void> {
+  const { model, via } = field.countOf!;
+  const col = quoteIdent(via.column!);
+  const result = await db.raw(
+    `SELECT ${col} AS "k", count(*)::int AS "n" FROM ${quoteIdent(model.table)} WHERE ${col} = ANY(?) GROUP BY ${col}`,
+    [ids],
+  );
+  const key = `${field.model.label}.${field.name}`;
+  let map = data.counts.get(key);
+  if (!map) data.counts.set(key, (map = new Map()));
+  for (const r of result.rows as Array<{ k: number; n: number }>) map.set(r.k, r.n);
+}
+
+async function loadDepths(db: Knex | Knex.Transaction, data: RelatedData, model: ResolvedModel, ids: number[]): Promise<void> {
+  const t = quoteIdent(model.table);
+  const result = await db.raw(
+    `WITH RECURSIVE up("origin", "parent_id", "depth") AS (
+       SELECT "id", "parent_id", 0 FROM ${t} WHERE "id" = ANY(?)
+       UNION ALL
+       SELECT up."origin", p."parent_id", up."depth" + 1 FROM ${t} p JOIN up ON p."id" = up."parent_id" WHERE up."depth" < 100
+     ) SELECT "origin" AS "k", max("depth")::int AS "n" FROM up GROUP BY "origin"`,
+    [ids],
+  );
+  let map = data.depths.get(model.label);
+  if (!map) data.depths.set(model.label, (map = new Map()));
+  for (const r of result.rows as Array<{ k: number; n: number }>) map.set(r.k, r.n);
+}

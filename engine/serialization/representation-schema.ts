@@ -1,0 +1,80 @@
+import type { ResolvedField, ResolvedModel } from '../definitions/registry-types';
+import type { JsonSchema } from '../validation/request-schema';
+import { fieldsOfForm, type Form } from '../query/related-loader';
+
+/** Schema name of a model's representation in a form, e.g. DcimSite / DcimSiteBrief. */
+export function representationName(model: ResolvedModel, form: Form): string {
+  const base = `${pascal(model.app)}${pascal(model.name)}`;
+  return form === 'brief' ? `${base}Brief` : base;
+}
+
+function pascal(s: string): string {
+  return s.split(/[_-]/).map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('');
+}
+
+const nullable = (s: JsonSchema): JsonSchema => ({ anyOf: [s, { type: 'null' }] });
+
+/**
+ * JSON Schema of what the serializer emits for a model, derived from the same definitions:
+ * used to generate the TypeScript record types and to document (and check) responses.
+ * References to other models point at `#/definitions/<Name>Brief` (the ref function may rewrite them).
+ */
+export function representationSchema(model: ResolvedModel, form: Form, ref: (m: ResolvedModel) => string = (m) => `#/definitions/${representationName(m, 'brief')}`): JsonSchema {
+  const properties: Record<string, JsonSchema> = {};
+  const implicit: Record<string, JsonSchema> = {
+    id: { type: 'integer' },
+    url: { type: 'string', format: 'uri' },
+    display: { type: 'string' },
+    created: model.timestamps === 'date' ? { type: 'string', format: 'date' } : { type: 'string', format: 'date-time' },
+    last_updated: { type: 'string', format: 'date-time' },
+    _depth: { type: 'integer' },
+  };
+  const fields = fieldsOfForm(model, form);
+  const names = form === 'brief' ? model.brief : ['id', 'url', 'display', ...(model.tree ? ['_depth'] : []), ...fields.map((f) => f.name)];
+  for (const name of names) {
+    const f = model.fields.get(name);
+    if (!f) {
+      if (implicit[name]) properties[name] = implicit[name]!;
+      continue;
+    }
+    if (f.kind === 'generic_fk' && form === 'full') {
+      properties[`${f.name}_type`] = { type: ['string', 'null'] };
+      properties[`${f.name}_id`] = { type: ['integer', 'null'] };
+    }
+    properties[name] = fieldSchema(f, form, ref);
+  }
+  if (form === 'full' && model.timestamps !== false) {
+    properties.created = implicit.created!;
+    properties.last_updated = implicit.last_updated!;
+  }
+  return { type: 'object', title: representationName(model, form), additionalProperties: false, required: Object.keys(properties), properties };
+}
+
+function scalar(f: ResolvedField): JsonSchema {
+  switch (f.kind) {
+    case 'integer': case 'positive_integer': case 'count': return { type: 'integer' };
+    case 'boolean': return { type: 'boolean' };
+    case 'decimal': case 'float': return { type: 'number' };
+    case 'date': return { type: 'string', format: 'date' };
+    case 'datetime': return { type: 'string', format: 'date-time' };
+    case 'json': return {};
+    case 'custom_fields': return { type: 'object' };
+    default: return { type: 'string' };
+  }
+}
+
+function fieldSchema(f: ResolvedField, form: Form, ref: (m: ResolvedModel) => string): JsonSchema {
+  if (f.kind === 'fk') return nullable({ $ref: ref(f.target!) });
+  if (f.kind === 'tags' || f.kind === 'm2m') return { type: 'array', items: { $ref: ref(f.target!) } };
+  if (f.kind === 'generic_fk') return nullable({ type: 'object', properties: { id: { type: 'integer' }, url: { type: 'string' }, display: { type: 'string' } }, required: ['id', 'url', 'display'] });
+  if (f.choices) {
+    const valueType = f.choices.numeric ? 'integer' : 'string';
+    const values = f.choices.entries.map((e) => e.value);
+    if (form === 'brief') return nullable({ type: valueType, enum: values });
+    return nullable({ type: 'object', additionalProperties: false, required: ['value', 'label'], properties: { value: { type: valueType, enum: values }, label: { type: 'string' } } });
+  }
+  if (f.kind === 'computed') return {};
+  let s = scalar(f);
+  if (f.array) s = { type: 'array', items: s };
+  return f.nullable || f.kind === 'json' ? (Object.keys(s).length ? nullable(s) : s) : s;
+}

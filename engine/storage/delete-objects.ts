@@ -1,0 +1,67 @@
+import type { Knex } from 'knex';
+import type { Registry, ResolvedField, ResolvedModel } from '../definitions/registry-types';
+import { displayOf } from '../serialization/display';
+import { quoteIdent } from './identifiers';
+import { rowSelectList, type Row } from '../query/row-columns';
+import { deleteRows } from './write-rows';
+
+type Db = Knex | Knex.Transaction;
+
+/** Generic relations (type + id columns) that may point at objects of this model. */
+function genericDependents(registry: Registry, model: ResolvedModel): ResolvedField[] {
+  const out: ResolvedField[] = [];
+  for (const m of registry.models.values()) {
+    for (const f of m.fieldList) {
+      if (f.kind !== 'generic_fk') continue;
+      if (f.genericTargets === 'any' || f.genericTargets?.includes(model)) out.push(f);
+    }
+  }
+  return out;
+}
+
+/**
+ * Deletes objects. Foreign keys act in the database (protect, cascade, set null); generic relations,
+ * which the database cannot see, are followed here with the on_delete their definition names.
+ */
+export async function deleteObjects(db: Db, registry: Registry, model: ResolvedModel, ids: number[], depth = 0): Promise<number[]> {
+  if (depth > 10 || !ids.length) return [];
+  for (const f of genericDependents(registry, model)) {
+    const t = quoteIdent(f.model.table);
+    const typeCol = quoteIdent(`${f.name}_type`);
+    const idCol = quoteIdent(`${f.name}_id`);
+    if (f.def.on_delete === 'cascade') {
+      const result = await db.raw(`SELECT "id" FROM ${t} WHERE ${typeCol} = ? AND ${idCol} = ANY(?)`, [model.label, ids]);
+      const childIds = (result.rows as Array<{ id: number }>).map((r) => r.id);
+      await deleteObjects(db, registry, f.model, childIds, depth + 1);
+    } else {
+      await db.raw(`UPDATE ${t} SET ${typeCol} = NULL, ${idCol} = NULL WHERE ${typeCol} = ? AND ${idCol} = ANY(?)`, [model.label, ids]);
+    }
+  }
+  return deleteRows(db, model, ids);
+}
+
+/**
+ * The objects that keep the given ones from being deleted: rows of protecting foreign keys, found
+ * through cascades as the database would follow them. Used to word the 409.
+ */
+export async function protectingObjects(db: Db, model: ResolvedModel, ids: number[], depth = 0): Promise<Array<{ model: ResolvedModel; row: Row }>> {
+  if (depth > 10 || !ids.length) return [];
+  const out: Array<{ model: ResolvedModel; row: Row }> = [];
+  for (const rel of model.reverse) {
+    const child = rel.model;
+    const where = `"t".${quoteIdent(rel.column!)} = ANY(?)`;
+    if (rel.def.on_delete === 'protect') {
+      const result = await db.raw(`SELECT ${rowSelectList(child, 't')} FROM ${quoteIdent(child.table)} AS "t" WHERE ${where} ORDER BY "t"."id" LIMIT 100`, [ids]);
+      for (const row of result.rows as Row[]) out.push({ model: child, row });
+    } else if (rel.def.on_delete === 'cascade' && child !== model) {
+      const result = await db.raw(`SELECT "t"."id" FROM ${quoteIdent(child.table)} AS "t" WHERE ${where}`, [ids]);
+      out.push(...(await protectingObjects(db, child, (result.rows as Array<{ id: number }>).map((r) => r.id), depth + 1)));
+    }
+  }
+  return out;
+}
+
+export function protectedMessage(found: Array<{ model: ResolvedModel; row: Row }>): string {
+  const names = found.map(({ model, row }) => `${displayOf(model, row)} (${row.id})`);
+  return `Unable to delete object. ${found.length} dependent objects were found: ${names.join(', ')}`;
+}

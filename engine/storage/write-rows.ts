@@ -1,0 +1,46 @@
+import type { Knex } from 'knex';
+import type { ResolvedModel } from '../definitions/registry-types';
+import { quoteIdent } from './identifiers';
+
+type Db = Knex | Knex.Transaction;
+
+/** Inserts one object's columns; returns its new id. */
+export async function insertRow(db: Db, model: ResolvedModel, columns: Record<string, unknown>): Promise<number> {
+  const names = Object.keys(columns);
+  const sql = names.length
+    ? `INSERT INTO ${quoteIdent(model.table)} (${names.map(quoteIdent).join(', ')}) VALUES (${names.map(() => '?').join(', ')}) RETURNING "id"`
+    : `INSERT INTO ${quoteIdent(model.table)} DEFAULT VALUES RETURNING "id"`;
+  const result = await db.raw(sql, names.map((n) => columns[n]) as Knex.RawBinding[]);
+  return (result.rows as Array<{ id: number }>)[0]!.id;
+}
+
+/** Updates the named columns (and last_updated); returns whether the row exists. */
+export async function updateRow(db: Db, model: ResolvedModel, id: number, columns: Record<string, unknown>): Promise<boolean> {
+  const names = Object.keys(columns);
+  const sets = names.map((n) => `${quoteIdent(n)} = ?`);
+  if (model.timestamps !== false) sets.push(`"last_updated" = now()`);
+  if (!sets.length) sets.push('"id" = "id"');
+  const result = await db.raw(`UPDATE ${quoteIdent(model.table)} SET ${sets.join(', ')} WHERE "id" = ?`, [...names.map((n) => columns[n]), id] as Knex.RawBinding[]);
+  return (result.rowCount ?? 0) > 0;
+}
+
+/** Replaces an object's links in a join table with exactly the given ids. */
+export async function setLinks(db: Db, joinTable: string, sourceId: number, targetIds: number[]): Promise<void> {
+  const t = quoteIdent(joinTable);
+  await db.raw(`DELETE FROM ${t} WHERE "source_id" = ? AND NOT ("target_id" = ANY(?))`, [sourceId, targetIds]);
+  if (targetIds.length) {
+    await db.raw(`INSERT INTO ${t} ("source_id", "target_id") SELECT ?, unnest(?::bigint[]) ON CONFLICT DO NOTHING`, [sourceId, targetIds]);
+  }
+}
+
+/** Deletes rows by id; returns the ids that existed. */
+export async function deleteRows(db: Db, model: ResolvedModel, ids: number[]): Promise<number[]> {
+  const result = await db.raw(`DELETE FROM ${quoteIdent(model.table)} WHERE "id" = ANY(?) RETURNING "id"`, [ids]);
+  return (result.rows as Array<{ id: number }>).map((r) => r.id);
+}
+
+/** Ids among the given that exist. */
+export async function existingIds(db: Db, model: ResolvedModel, ids: number[]): Promise<Set<number>> {
+  const result = await db.raw(`SELECT "id" FROM ${quoteIdent(model.table)} WHERE "id" = ANY(?)`, [ids]);
+  return new Set((result.rows as Array<{ id: number }>).map((r) => r.id));
+}

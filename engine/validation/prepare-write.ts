@@ -1,0 +1,250 @@
+import type { Knex } from 'knex';
+import type { Registry, ResolvedField, ResolvedModel } from '../definitions/registry-types';
+import { defaultWith } from '../definitions/named-functions';
+import { validateBody } from './body-validator';
+import { addError, hasErrors, type FieldErrors } from './field-errors';
+import { normalizeCidr, normalizeInet, normalizeMac } from './ip-values';
+import { missingIds, resolveRelated } from './resolve-related';
+import { findBadString } from './string-hygiene';
+import { hashPassword } from '../auth/passwords';
+
+export type WriteMode = 'create' | 'put' | 'patch';
+
+/** What one object's write comes to: column values, and the full list of linked ids per join table. */
+export interface PreparedWrite {
+  columns: Record<string, unknown>;
+  links: Map<string, number[]>;
+}
+
+export type Prepared = { ok: true; write: PreparedWrite } | { ok: false; errors: FieldErrors };
+
+/** Names a representation shows but a write ignores (so a GET body can be PUT back). */
+function readOnlyNames(model: ResolvedModel): Set<string> {
+  const names = new Set(['id', 'url', 'display', 'created', 'last_updated', '_depth']);
+  for (const f of model.fieldList) {
+    if (f.readOnly) names.add(f.name);
+    if (f.kind === 'generic_fk') names.add(f.name);
+  }
+  return names;
+}
+
+function writableNames(model: ResolvedModel): Set<string> {
+  const names = new Set<string>();
+  for (const f of model.fieldList) {
+    if (f.readOnly) continue;
+    if (f.kind === 'generic_fk') names.add(`${f.name}_type`).add(`${f.name}_id`);
+    else names.add(f.name);
+  }
+  return names;
+}
+
+/**
+ * Validates and converts one object of a write request: schema check, aliases, unknown fields,
+ * value normalisation (addresses, MACs), relations given by id or attributes, defaults on create.
+ */
+export async function prepareWrite(
+  db: Knex | Knex.Transaction,
+  registry: Registry,
+  model: ResolvedModel,
+  input: unknown,
+  mode: WriteMode,
+): Promise<Prepared> {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+    return { ok: false, errors: { non_field_errors: [`Invalid data. Expected a dictionary, but got ${Array.isArray(input) ? 'list' : input === null ? 'null' : typeof input === 'string' ? 'str' : typeof input}.`] } };
+  }
+  const body: Record<string, unknown> = { ...(input as Record<string, unknown>) };
+  for (const [alias, canonical] of model.writeAliases) {
+    if (alias in body) {
+      if (!(canonical in body)) body[canonical] = body[alias];
+      delete body[alias];
+    }
+  }
+  for (const f of model.fieldList) {
+    // A blank value for a generated field asks for a new one (a token's key).
+    if (f.def.default_fn && body[f.name] === '') delete body[f.name];
+  }
+  const errors: FieldErrors = {};
+  const writable = writableNames(model);
+  const ignored = readOnlyNames(model);
+  for (const key of Object.keys(body)) {
+    if (writable.has(key)) continue;
+    if (ignored.has(key)) delete body[key];
+    else addError(errors, key, 'Unknown field.');
+  }
+  if (hasErrors(errors)) return { ok: false, errors };
+
+  const schemaErrors = validateBody(model, body, mode === 'patch' ? 'partial' : 'create');
+  if (hasErrors(schemaErrors)) return { ok: false, errors: schemaErrors };
+
+  const columns: Record<string, unknown> = {};
+  const links = new Map<string, number[]>();
+  for (const field of model.fieldList) {
+    if (field.readOnly) continue;
+    if (field.kind === 'generic_fk') {
+      await prepareGeneric(db, registry, field, body, mode, columns, errors);
+      continue;
+    }
+    if (!(field.name in body)) {
+      // PUT requires the required fields but, as DRF, leaves the others as they are.
+      if (mode === 'create') applyDefault(field, columns, mode);
+      continue;
+    }
+    const value = body[field.name];
+    const bad = findBadString(value);
+    if (bad) {
+      addError(errors, field.name, bad);
+      continue;
+    }
+    if (field.kind === 'fk') {
+      if (value === null) {
+        columns[field.column!] = null;
+        continue;
+      }
+      const found = await resolveRelated(db, field.target!, value);
+      if (found.ok) columns[field.column!] = found.id;
+      else addError(errors, field.name, found.message);
+      continue;
+    }
+    if (field.kind === 'm2m' || field.kind === 'tags') {
+      const ids: number[] = [];
+      for (const item of value as unknown[]) {
+        const found = await resolveRelated(db, field.target!, item);
+        if (found.ok) ids.push(found.id);
+        else addError(errors, field.name, found.message);
+      }
+      const missing = await missingIds(db, field.target!, ids);
+      for (const id of missing) addError(errors, field.name, `Invalid pk "${id}" - object does not exist.`);
+      links.set(field.joinTable!, [...new Set(ids)]);
+      continue;
+    }
+    const converted = convertScalar(field, value);
+    if (converted instanceof BadValue) addError(errors, field.name, converted.message);
+    else columns[field.column!] = converted;
+  }
+  if (hasErrors(errors)) return { ok: false, errors };
+  return { ok: true, write: { columns, links } };
+}
+
+function applyDefault(field: ResolvedField, columns: Record<string, unknown>, mode: WriteMode): void {
+  if (field.kind === 'm2m' || field.kind === 'tags') return;
+  if (field.kind === 'fk') {
+    if (mode === 'put' && field.nullable) columns[field.column!] = null;
+    return;
+  }
+  const f = field.def;
+  let v: unknown;
+  if (f.default_fn) {
+    // A generated value (a token key) is made once, on create.
+    if (mode !== 'create') return;
+    v = defaultWith(f.default_fn);
+  }
+  else if (f.default !== undefined) v = f.default;
+  else if (field.kind === 'custom_fields') v = {};
+  else if (field.nullable) v = null;
+  else if (field.array) v = [];
+  else if (['string', 'text', 'slug'].includes(field.kind)) v = '';
+  else if (mode === 'put') return; // PUT keeps what it does not name when there is nothing to reset it to
+  else return;
+  columns[field.column!] = field.kind === 'json' || field.kind === 'custom_fields' ? JSON.stringify(v) : v;
+}
+
+/** A written value that cannot be stored, with the reason. */
+class BadValue {
+  constructor(readonly message: string) {}
+}
+
+function convertScalar(field: ResolvedField, value: unknown): unknown {
+  if (value === null) return null;
+  const one = (v: unknown): unknown => {
+    switch (field.kind) {
+      case 'inet': {
+        const r = normalizeInet(String(v));
+        return r.ok ? r.value : new BadValue(r.message);
+      }
+      case 'cidr': {
+        const r = normalizeCidr(String(v), field.def.host_bits ?? 'clear');
+        return r.ok ? r.value : new BadValue(r.message);
+      }
+      case 'mac': {
+        const r = normalizeMac(String(v));
+        return r.ok ? r.value : new BadValue(r.message);
+      }
+      case 'decimal': {
+        const places = field.def.decimal_places;
+        if (places !== undefined) {
+          const frac = String(v).split('.')[1] ?? '';
+          if (!/e/i.test(String(v)) && frac.length > places) return new BadValue(`Ensure that there are no more than ${places} decimal places.`);
+        }
+        const digits = field.def.max_digits;
+        if (digits !== undefined && Math.abs(Number(v)) >= 10 ** (digits - (places ?? 0))) {
+          return new BadValue(`Ensure that there are no more than ${digits} digits in total.`);
+        }
+        return v;
+      }
+      case 'date':
+      case 'datetime':
+        return Number.isNaN(Date.parse(String(v))) ? new BadValue(field.kind === 'date' ? 'Date has wrong format. Use one of these formats instead: YYYY-MM-DD.' : 'Datetime has wrong format.') : v;
+      case 'password':
+        return hashPassword(String(v));
+      default:
+        return v;
+    }
+  };
+  if (field.kind === 'json' || field.kind === 'custom_fields') return JSON.stringify(value);
+  if (field.array && Array.isArray(value)) {
+    const out: unknown[] = [];
+    for (const item of value) {
+      const c = one(item);
+      if (c instanceof BadValue) return c;
+      out.push(c);
+    }
+    return out;
+  }
+  return one(value);
+}
+
+async function prepareGeneric(
+  db: Knex | Knex.Transaction,
+  registry: Registry,
+  field: ResolvedField,
+  body: Record<string, unknown>,
+  mode: WriteMode,
+  columns: Record<string, unknown>,
+  errors: FieldErrors,
+): Promise<void> {
+  const typeKey = `${field.name}_type`;
+  const idKey = `${field.name}_id`;
+  const hasType = typeKey in body;
+  const hasId = idKey in body;
+  if (!hasType && !hasId) {
+    if (mode !== 'patch') {
+      columns[typeKey] = null;
+      columns[idKey] = null;
+    }
+    return;
+  }
+  const type = body[typeKey];
+  const id = body[idKey];
+  if (type === null || type === undefined || id === null || id === undefined) {
+    if ((type === null || type === undefined) && (id === null || id === undefined)) {
+      columns[typeKey] = null;
+      columns[idKey] = null;
+      return;
+    }
+    addError(errors, type === null || type === undefined ? typeKey : idKey, 'This field is required when the other half of the relation is set.');
+    return;
+  }
+  const target = registry.models.get(String(type));
+  const allowed = field.genericTargets === 'any' || (target !== undefined && field.genericTargets?.includes(target));
+  if (!target || !allowed) {
+    addError(errors, typeKey, `Invalid content type: ${String(type)}`);
+    return;
+  }
+  const missing = await missingIds(db, target, [Number(id)]);
+  if (missing.length) {
+    addError(errors, idKey, `Invalid pk "${String(id)}" - object does not exist.`);
+    return;
+  }
+  columns[typeKey] = target.label;
+  columns[idKey] = Number(id);
+}

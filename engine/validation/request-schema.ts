@@ -1,0 +1,126 @@
+import type { ResolvedField, ResolvedModel } from '../definitions/registry-types';
+
+export type JsonSchema = Record<string, unknown>;
+
+export const SLUG_PATTERN = '^[-a-zA-Z0-9_]+$';
+const INT32 = { minimum: -2147483648, maximum: 2147483647 };
+const ID_SCHEMA: JsonSchema = { type: 'integer', minimum: 1 };
+const PK_STRING: JsonSchema = { type: 'string', pattern: '^[0-9]+$' };
+
+/** A related object is written as its id, or as an object of attributes identifying exactly one. */
+function relatedSchema(nullable: boolean): JsonSchema {
+  const options: JsonSchema[] = [ID_SCHEMA, PK_STRING, { type: 'object' }];
+  if (nullable) options.push({ type: 'null' });
+  return { anyOf: options };
+}
+
+function scalarSchema(field: ResolvedField): JsonSchema {
+  const f = field.def;
+  switch (field.kind) {
+    case 'string':
+    case 'text':
+    case 'slug':
+    case 'password': {
+      const s: JsonSchema = { type: 'string' };
+      const max = field.kind === 'slug' ? (f.max_length ?? 100) : f.max_length;
+      if (max) s.maxLength = max;
+      if (!f.blank) s.minLength = 1;
+      if (field.kind === 'slug') s.pattern = SLUG_PATTERN;
+      else if (f.pattern) s.pattern = f.pattern;
+      return s;
+    }
+    case 'integer':
+    case 'positive_integer': {
+      const min = f.min ?? (field.kind === 'positive_integer' ? 0 : INT32.minimum);
+      return { type: 'integer', minimum: min, maximum: f.max ?? INT32.maximum };
+    }
+    case 'boolean':
+      return { type: 'boolean' };
+    case 'decimal':
+    case 'float': {
+      const s: JsonSchema = { type: 'number' };
+      if (f.min !== undefined) s.minimum = f.min;
+      if (f.max !== undefined) s.maximum = f.max;
+      return s;
+    }
+    case 'date':
+      return { type: 'string', format: 'date' };
+    case 'datetime':
+      return { type: 'string', format: 'date-time' };
+    case 'json':
+      return {};
+    case 'choice': {
+      const values: unknown[] = field.choices!.entries.map((e) => e.value);
+      if (f.blank) values.push('');
+      return { enum: values };
+    }
+    case 'cidr':
+    case 'inet':
+    case 'mac':
+      return { type: 'string', minLength: 1, maxLength: 64 };
+    case 'custom_fields':
+      return { type: 'object' };
+    default:
+      return {};
+  }
+}
+
+function withNull(schema: JsonSchema): JsonSchema {
+  if (typeof schema.type === 'string') return { ...schema, type: [schema.type, 'null'] };
+  if (Array.isArray(schema.enum)) return { ...schema, enum: [...(schema.enum as unknown[]), null] };
+  if (!Object.keys(schema).length) return schema;
+  return { anyOf: [schema, { type: 'null' }] };
+}
+
+/** Properties a client may write: name -> schema. A generic relation is written as its _type and _id pair. */
+export function writableProperties(model: ResolvedModel): Record<string, JsonSchema> {
+  const props: Record<string, JsonSchema> = {};
+  for (const field of model.fieldList) {
+    if (field.readOnly) continue;
+    const f = field.def;
+    const doc: JsonSchema = {};
+    if (f.label) doc.title = f.label;
+    if (f.help_text) doc.description = f.help_text;
+    switch (field.kind) {
+      case 'fk':
+        props[field.name] = { ...doc, ...relatedSchema(field.nullable) };
+        break;
+      case 'm2m':
+      case 'tags':
+        props[field.name] = { ...doc, type: 'array', items: relatedSchema(false) };
+        break;
+      case 'generic_fk':
+        props[`${field.name}_type`] = { type: field.nullable ? ['string', 'null'] : 'string' };
+        props[`${field.name}_id`] = { type: field.nullable ? ['integer', 'null'] : 'integer', minimum: 0 };
+        break;
+      default: {
+        let s = scalarSchema(field);
+        if (field.array) s = { type: 'array', items: s };
+        if (field.nullable) s = withNull(s);
+        if (f.default !== undefined && f.default !== null && !field.array) s = { ...s, default: f.default };
+        props[field.name] = { ...doc, ...s };
+      }
+    }
+  }
+  return props;
+}
+
+/** Fields that must be present when creating (and on PUT). */
+export function requiredFields(model: ResolvedModel): string[] {
+  const out: string[] = [];
+  for (const field of model.fieldList) {
+    if (field.readOnly || !field.required) continue;
+    if (field.def.default !== undefined || field.def.default_fn) continue;
+    if (field.kind === 'generic_fk') out.push(`${field.name}_type`, `${field.name}_id`);
+    else out.push(field.name);
+  }
+  return out;
+}
+
+/** The JSON Schema of a create (mode 'create', also used for PUT) or partial update body. */
+export function requestSchema(model: ResolvedModel, mode: 'create' | 'partial'): JsonSchema {
+  const schema: JsonSchema = { type: 'object', properties: writableProperties(model) };
+  const required = requiredFields(model);
+  if (mode === 'create' && required.length) schema.required = required;
+  return schema;
+}

@@ -1,0 +1,97 @@
+import type { Knex } from 'knex';
+import type { ResolvedModel } from '../definitions/registry-types';
+import { quoteIdent } from '../storage/identifiers';
+import type { Condition } from '../query/conditions';
+import { normalizeCidr, normalizeInet, normalizeMac } from './ip-values';
+
+export type Lookup = { ok: true; id: number } | { ok: false; message: string };
+
+/** A written id: an integer or a string of digits, within the range ids can have. */
+export function parsePk(value: unknown): number | null {
+  const n = typeof value === 'number' ? value : typeof value === 'string' && /^\d{1,16}$/.test(value) ? Number(value) : NaN;
+  return Number.isSafeInteger(n) && n > 0 ? n : null;
+}
+
+function pyRepr(attrs: Record<string, unknown>): string {
+  return `{${Object.entries(attrs).map(([k, v]) => `'${k}': ${typeof v === 'string' ? `'${v}'` : JSON.stringify(v)}`).join(', ')}}`;
+}
+
+/**
+ * Conditions on a model's table (alias given) matching the attributes: scalar fields by value, a
+ * foreign key by id or by a nested object of attributes (a subquery), so {"site": {"slug": "dc1"}} works.
+ */
+export function attributeConditions(model: ResolvedModel, attrs: Record<string, unknown>, alias: string, depth = 0): Condition[] | string {
+  if (depth > 5) return 'Attributes are nested too deeply.';
+  const out: Condition[] = [];
+  for (const [key, value] of Object.entries(attrs)) {
+    const a = quoteIdent(alias);
+    if (key === 'id') {
+      const pk = parsePk(value);
+      if (pk === null) return `Invalid id: ${JSON.stringify(value)}`;
+      out.push({ sql: `${a}."id" = ?`, bindings: [pk] });
+      continue;
+    }
+    const f = model.fields.get(key);
+    if (!f || (!f.column && f.kind !== 'fk') || f.writeOnly) return `Unknown attribute "${key}" of ${model.verboseName}.`;
+    if (f.kind === 'fk' && f.target) {
+      const col = `${a}.${quoteIdent(f.column!)}`;
+      if (value === null) {
+        out.push({ sql: `${col} IS NULL`, bindings: [] });
+      } else if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+        const inner = attributeConditions(f.target, value as Record<string, unknown>, `r${depth + 1}`, depth + 1);
+        if (typeof inner === 'string') return inner;
+        const where = inner.length ? inner.map((c) => c.sql).join(' AND ') : 'TRUE';
+        out.push({ sql: `${col} IN (SELECT "r${depth + 1}"."id" FROM ${quoteIdent(f.target.table)} AS "r${depth + 1}" WHERE ${where})`, bindings: inner.flatMap((c) => c.bindings) });
+      } else {
+        const pk = parsePk(value);
+        if (pk === null) return `Invalid ${key}: ${JSON.stringify(value)}`;
+        out.push({ sql: `${col} = ?`, bindings: [pk] });
+      }
+      continue;
+    }
+    const col = `${a}.${quoteIdent(f.column!)}`;
+    if (value === null) {
+      out.push({ sql: `${col} IS NULL`, bindings: [] });
+      continue;
+    }
+    if (typeof value === 'object') return `Invalid value for attribute "${key}".`;
+    let v: unknown = value;
+    if (f.kind === 'inet' || f.kind === 'cidr' || f.kind === 'mac') {
+      const n = f.kind === 'inet' ? normalizeInet(String(value)) : f.kind === 'cidr' ? normalizeCidr(String(value)) : normalizeMac(String(value));
+      if (!n.ok) return n.message;
+      v = n.value;
+      out.push({ sql: `${col} = ?::${f.kind === 'mac' ? 'macaddr' : f.kind}`, bindings: [v] });
+      continue;
+    }
+    if (['integer', 'positive_integer'].includes(f.kind) && !Number.isSafeInteger(Number(value))) return `Invalid value for attribute "${key}".`;
+    if (f.kind === 'boolean' && typeof value !== 'boolean') return `Invalid value for attribute "${key}".`;
+    out.push({ sql: `${col} = ?`, bindings: [v] });
+  }
+  return out;
+}
+
+/** Finds the one object a written relation value (id or attributes) designates. */
+export async function resolveRelated(db: Knex | Knex.Transaction, target: ResolvedModel, value: unknown): Promise<Lookup> {
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    const attrs = value as Record<string, unknown>;
+    const conds = attributeConditions(target, attrs, 't');
+    if (typeof conds === 'string') return { ok: false, message: conds };
+    const where = conds.length ? conds.map((c) => c.sql).join(' AND ') : 'TRUE';
+    const result = await db.raw(`SELECT "t"."id" FROM ${quoteIdent(target.table)} AS "t" WHERE ${where} LIMIT 2`, conds.flatMap((c) => c.bindings) as Knex.RawBinding[]);
+    const rows = result.rows as Array<{ id: number }>;
+    if (rows.length === 0) return { ok: false, message: `Related object not found using the provided attributes: ${pyRepr(attrs)}` };
+    if (rows.length > 1) return { ok: false, message: `Multiple objects match the provided attributes: ${pyRepr(attrs)}` };
+    return { ok: true, id: rows[0]!.id };
+  }
+  const pk = parsePk(value);
+  if (pk === null) return { ok: false, message: `Invalid pk "${String(value)}" - object does not exist.` };
+  return { ok: true, id: pk };
+}
+
+/** Whether the ids all exist in the model's table; returns the missing ones. */
+export async function missingIds(db: Knex | Knex.Transaction, model: ResolvedModel, ids: number[]): Promise<number[]> {
+  if (!ids.length) return [];
+  const result = await db.raw(`SELECT "id" FROM ${quoteIdent(model.table)} WHERE "id" = ANY(?)`, [ids]);
+  const found = new Set((result.rows as Array<{ id: number }>).map((r) => r.id));
+  return ids.filter((id) => !found.has(id));
+}
