@@ -65,7 +65,7 @@ async function handleApi(ctx: ApiContext & { embedded?: boolean }, req: Request,
   const model = ctx.registry.byPath.get(`${parts[0]}/${parts[1]}`);
   if (!model || parts.length > 3) throw notFound();
 
-  const principal = await authenticate(ctx.knex, req);
+  const principal = await authenticate(ctx.knex, ctx.registry, req);
   const call: CallContext = { ...ctx, principal, origin, serializer: new Serializer(ctx.registry, origin), query, requestId: String(res.locals.requestId) };
   if (parts.length === 2) return handleList(call, req, res, model, fullUrl);
   const idText = parts[2]!;

@@ -17,6 +17,12 @@ const computed: Record<string, (row: RowValues, from: readonly string[]) => unkn
 };
 
 const display: Record<string, (row: RowValues) => string> = {
+  /** The label when there is one, else the name made readable (NetBox's custom field display). */
+  label_or_name: (row) => {
+    if (row.label) return String(row.label);
+    const name = String(row.name ?? '').replace(/_/g, ' ');
+    return name.charAt(0).toUpperCase() + name.slice(1);
+  },
   /** NetBox shows a VRF with its route distinguisher when it has one. */
   vrf_display: (row) => (row.rd ? `${String(row.name)} (${String(row.rd)})` : String(row.name ?? '')),
   /** A token is shown by its last four characters only, as NetBox's partial key. */

@@ -79,4 +79,8 @@ export interface Registry {
   /** `<app>/<path>` -> model */
   byPath: Map<string, ResolvedModel>;
   choiceSets: Map<string, ChoiceSet>;
+  /** The model playing each engine role (tag, user, token, custom_field). */
+  roles: Map<ModelRole, ResolvedModel>;
 }
+
+export type ModelRole = NonNullable<ModelDefinition['role']>;

@@ -1,5 +1,5 @@
 import type { Field, ModelDefinition } from './generated/model-definition';
-import type { ChoiceSet, ChoiceValue, Registry, ResolvedField, ResolvedModel } from './registry-types';
+import type { ChoiceSet, ChoiceValue, FieldKind, ModelRole, Registry, ResolvedField, ResolvedModel } from './registry-types';
 import { DefinitionError } from './definition-error';
 import type { LoadedDefinition } from './load-definitions';
 import { sqlName } from '../storage/identifiers';
@@ -19,7 +19,7 @@ function labelFor(name: string): string {
 
 /** Turns loaded definitions into the registry: every cross-reference checked, every derived fact computed once. */
 export function resolveRegistry(loaded: LoadedDefinition[]): Registry {
-  const registry: Registry = { models: new Map(), byPath: new Map(), choiceSets: new Map() };
+  const registry: Registry = { models: new Map(), byPath: new Map(), choiceSets: new Map(), roles: new Map() };
   const files = new Map<string, string>();
 
   for (const { file, def } of loaded) {
@@ -35,6 +35,10 @@ export function resolveRegistry(loaded: LoadedDefinition[]): Registry {
     registry.models.set(label, model);
     registry.byPath.set(pathKey, model);
     files.set(label, file);
+    if (def.role) {
+      if (registry.roles.has(def.role)) throw new DefinitionError(file, '/role', `role "${def.role}" is already played by ${registry.roles.get(def.role)!.label}`);
+      registry.roles.set(def.role, model);
+    }
   }
 
   for (const model of registry.models.values()) {
@@ -43,6 +47,7 @@ export function resolveRegistry(loaded: LoadedDefinition[]): Registry {
   for (const model of registry.models.values()) {
     resolveModelLists(model, files.get(model.label)!);
   }
+  for (const [role, model] of registry.roles) checkRoleContract(role, model, files.get(model.label)!);
   return registry;
 }
 
@@ -113,8 +118,10 @@ function resolveFields(model: ResolvedModel, registry: Registry, file: string): 
       }
     }
     if (f.type === 'fk' || f.type === 'm2m' || f.type === 'tags') {
-      const to = f.type === 'tags' ? 'extras.tag' : f.to;
-      if (typeof to !== 'string') throw new DefinitionError(file, `${at}/to`, `${f.type} needs "to": "<app>.<model>"`);
+      const to = f.type === 'tags' ? registry.roles.get('tag')?.label : f.to;
+      if (typeof to !== 'string') {
+        throw new DefinitionError(file, `${at}/to`, f.type === 'tags' ? 'tags need a model with "role": "tag"' : `${f.type} needs "to": "<app>.<model>"`);
+      }
       const target = registry.models.get(to);
       if (!target) throw new DefinitionError(file, `${at}/to`, `unknown model "${to}"`);
       field.target = target;
@@ -177,6 +184,15 @@ function resolveModelLists(model: ResolvedModel, file: string): void {
   def.brief.forEach((name, i) => {
     if (!known(name)) throw new DefinitionError(file, `/brief/${i}`, `unknown field "${name}"`);
   });
+  if (typeof def.display === 'string') {
+    for (const [, name] of def.display.matchAll(/\{([a-z_][a-z0-9_]*)\}/g)) {
+      if (!known(name!)) throw new DefinitionError(file, '/display', `unknown field "${name}" in display template`);
+    }
+  }
+  for (const [alias, canonical] of model.writeAliases) {
+    const target = model.fields.get(canonical);
+    if (!target || target.readOnly) throw new DefinitionError(file, `/write_aliases/${alias}`, `unknown field "${canonical}" (an alias names a writable field)`);
+  }
   model.search.forEach((name, i) => {
     if (!resolvePath(model, name)) throw new DefinitionError(file, `/search/${i}`, `"${name}" is not a stored field or a path through foreign keys to one`);
   });
@@ -224,4 +240,19 @@ export function resolvePath(model: ResolvedModel, path: string): { model: Resolv
     current = f.target;
   }
   return null;
+}
+
+/** Fields (and kinds) a model must have to play a role, because engine code reads them. */
+const ROLE_CONTRACTS: Record<ModelRole, Record<string, FieldKind[]>> = {
+  tag: { name: ['string'], slug: ['slug'] },
+  user: { username: ['string'], password: ['password'], is_active: ['boolean'], is_superuser: ['boolean'] },
+  token: { user: ['fk'], key: ['string'], write_enabled: ['boolean'], expires: ['datetime'], last_used: ['datetime'], allowed_ips: ['cidr'] },
+  custom_field: { name: ['string'], type: ['choice'], content_types: ['string'], filter_logic: ['choice'] },
+};
+
+function checkRoleContract(role: ModelRole, model: ResolvedModel, file: string): void {
+  for (const [name, kinds] of Object.entries(ROLE_CONTRACTS[role])) {
+    const f = model.fields.get(name);
+    if (!f || !kinds.includes(f.kind)) throw new DefinitionError(file, `/fields/${name}`, `role "${role}" needs a ${kinds.join(' or ')} field "${name}"`);
+  }
 }

@@ -1,17 +1,70 @@
+import type { Knex } from 'knex';
 import type { OrderTerm, Registry, ResolvedModel } from '../definitions/registry-types';
 import type { Condition } from '../query/conditions';
+import { customFieldConditions, parseCustomFieldParam, type CustomFieldParam } from './custom-field-filters';
+import { FilterErrors } from './filter-errors';
+import { filterTable } from './filter-table';
+import { orderingOf } from './ordering-param';
+import { searchCondition } from './search-filter';
+import { badStringMessage } from '../validation/string-hygiene';
 
 export interface ListPlan {
   conditions: Condition[];
   ordering: OrderTerm[];
 }
 
+/** Query parameters that shape the response rather than filter it. */
+const RESERVED = new Set(['limit', 'offset', 'ordering', 'brief', 'exclude', 'format', 'fields', 'include']);
+const MAX_VALUES = 1000;
+
 /**
- * Query string -> WHERE conditions and ORDER BY terms for a list. Field filters arrive with the
- * filtering work; until then a list is ordered by the model's default ordering.
+ * Query string -> WHERE conditions and ORDER BY terms, all looked up in the model's filter table:
+ * different parameters AND, repeated values OR (tags AND). Unknown parameters are ignored, as NetBox
+ * does; a known filter with a bad value is a 400 naming the parameter.
  */
-export function compileListQuery(registry: Registry, model: ResolvedModel, query: URLSearchParams): ListPlan {
-  void registry;
-  void query;
-  return { conditions: [], ordering: model.ordering };
+export async function compileListQuery(db: Knex | Knex.Transaction, registry: Registry, model: ResolvedModel, query: URLSearchParams): Promise<ListPlan> {
+  const errors = new FilterErrors();
+  const ctx = { db, registry, errors };
+  const table = filterTable(model);
+  const conditions: Condition[] = [];
+  const customs: CustomFieldParam[] = [];
+  const grouped = new Map<string, string[]>();
+  for (const [key, value] of query) {
+    if (RESERVED.has(key)) continue;
+    let list = grouped.get(key);
+    if (!list) grouped.set(key, (list = []));
+    list.push(value);
+  }
+  for (const [param, values] of grouped) {
+    if (values.length > MAX_VALUES) {
+      errors.add(param, `Too many values (at most ${MAX_VALUES}).`);
+      continue;
+    }
+    if (param === 'q') {
+      const bad = values.map(badStringMessage).find(Boolean);
+      if (bad) errors.add('q', bad);
+      else conditions.push(searchCondition(model, values[values.length - 1]!));
+      continue;
+    }
+    if (param.startsWith('cf_')) {
+      const cf = parseCustomFieldParam(param, values);
+      if (cf) customs.push(cf);
+      continue;
+    }
+    let def = table.get(param);
+    let lookup = 'exact';
+    if (!def) {
+      const cut = param.lastIndexOf('__');
+      if (cut > 0) {
+        def = table.get(param.slice(0, cut));
+        lookup = param.slice(cut + 2);
+      }
+    }
+    if (!def || !def.lookups.includes(lookup)) continue;
+    const c = await def.compile(lookup, values, param, ctx);
+    if (c) conditions.push(c);
+  }
+  conditions.push(...(await customFieldConditions(ctx, model, customs)));
+  errors.throwIfAny();
+  return { conditions, ordering: orderingOf(model, query) };
 }

@@ -22,7 +22,7 @@ export function omitOf(query: URLSearchParams): Set<string> {
 /** GET on a list endpoint: one statement for the page, one for the count, then the related data. */
 export async function listObjects(ctx: CallContext, model: ResolvedModel, fullUrl: string, scope: Condition[]): Promise<unknown> {
   const page = pageOf(ctx.config, ctx.query);
-  const plan = compileListQuery(ctx.registry, model, ctx.query);
+  const plan = await compileListQuery(ctx.knex, ctx.registry, model, ctx.query);
   const conditions = [...scope, ...plan.conditions];
   const form = formOf(ctx.query);
   const omit = omitOf(ctx.query);

@@ -142,6 +142,11 @@ export async function deleteByIds(ctx: CallContext, model: ResolvedModel, ids: n
     await inTransaction(ctx, async (trx) => {
       const deleted = await deleteObjects(trx, ctx.registry, model, ids);
       if (single && !deleted.length) throw notFound();
+      if (!single && deleted.length < ids.length) {
+        // All-or-none: an id that names nothing aborts the whole bulk delete, as it does a bulk update.
+        const gone = new Set(deleted);
+        throw new ValidationError(ids.map((id): FieldErrors => (gone.has(id) ? {} : { id: [`Object with id ${id} does not exist.`] })));
+      }
     });
   } catch (e) {
     const pg = asPgError(e);

@@ -85,6 +85,10 @@ export interface ModelDefinition {
    */
   search?: string[];
   /**
+   * The field other objects' filters match by name, e.g. site=<slug> (default: slug, else name).
+   */
+  natural_key?: string;
+  /**
    * Domain filters beyond the ones derived from fields, by name.
    */
   filters?: {
@@ -100,6 +104,10 @@ export interface ModelDefinition {
    * The model is a tree: a nullable 'parent' fk to itself, with a read-only _depth and filters that include descendants.
    */
   tree?: boolean;
+  /**
+   * A part this type plays for the engine itself: tag (what tags fields link to), user and token (authentication), custom_field (custom field definitions). Each role requires certain fields (see docs/model-authors.md).
+   */
+  role?: 'tag' | 'user' | 'token' | 'custom_field';
 }
 export interface Field {
   type:
@@ -205,11 +213,11 @@ export interface Field {
 }
 export interface Filter {
   /**
-   * Field the filter applies to; a path such as region.slug follows relations.
+   * Field the filter applies to; a dotted path (site.region) follows foreign keys.
    */
   field?: string;
   /**
-   * Named lookup of the engine, e.g. net_contained.
+   * Named lookup of the engine: net_contained, net_contained_or_equal, net_contains_or_equals, net_host_contained, net_mask_length, fk_id, fk_key.
    */
   lookup: string;
   /**

@@ -2,6 +2,7 @@
 export interface Records {
   'dcim.region'?: DcimRegion;
   'dcim.site'?: DcimSite;
+  'extras.customfield'?: ExtrasCustomfield;
   'extras.tag'?: ExtrasTag;
   'ipam.aggregate'?: IpamAggregate;
   'ipam.ipaddress'?: IpamIpaddress;
@@ -100,6 +101,61 @@ export interface TenancyTenantBrief {
   display: string;
   name: string;
   slug: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "ExtrasCustomfield".
+ */
+export interface ExtrasCustomfield {
+  id: number;
+  url: string;
+  display: string;
+  content_types: string[];
+  type: {
+    value:
+      | 'text'
+      | 'longtext'
+      | 'integer'
+      | 'decimal'
+      | 'boolean'
+      | 'date'
+      | 'datetime'
+      | 'url'
+      | 'json'
+      | 'select'
+      | 'multiselect'
+      | 'object'
+      | 'multiobject';
+    label: string;
+  } | null;
+  object_type: string | null;
+  name: string;
+  label: string;
+  group_name: string;
+  description: string;
+  required: boolean;
+  search_weight: number;
+  filter_logic: {
+    value: 'disabled' | 'loose' | 'exact';
+    label: string;
+  } | null;
+  default: unknown;
+  weight: number;
+  validation_minimum: number | null;
+  validation_maximum: number | null;
+  validation_regex: string;
+  choices: unknown;
+  ui_visible: {
+    value: 'always' | 'if-set' | 'hidden';
+    label: string;
+  } | null;
+  ui_editable: {
+    value: 'yes' | 'no' | 'hidden';
+    label: string;
+  } | null;
+  is_cloneable: boolean;
+  created: string;
+  last_updated: string;
 }
 /**
  * This interface was referenced by `Records`'s JSON-Schema
@@ -498,6 +554,16 @@ export interface UsersUser {
   is_superuser: boolean;
   date_joined: string;
   last_login: string | null;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "ExtrasCustomfieldBrief".
+ */
+export interface ExtrasCustomfieldBrief {
+  id: number;
+  url: string;
+  display: string;
+  name: string;
 }
 /**
  * This interface was referenced by `Records`'s JSON-Schema

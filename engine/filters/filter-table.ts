@@ -1,0 +1,143 @@
+import type { ResolvedField, ResolvedModel } from '../definitions/registry-types';
+import type { Condition } from '../query/conditions';
+import { quoteIdent } from '../storage/identifiers';
+import type { FilterContext } from './filter-context';
+import { parseAll, parseValue, type ValueKind } from './filter-values';
+import { emptyCondition, ORDERED_LOOKUPS, scalarCondition, STRING_LOOKUPS } from './scalar-lookups';
+import { relationFilters } from './relation-filters';
+import { domainFilters } from './domain-filters';
+
+/**
+ * One filter parameter of a list endpoint. `compile` turns the lookup and the (possibly repeated)
+ * raw values into a condition on the table aliased "t", or records a 400 in ctx.errors and returns null.
+ */
+export interface FilterDef {
+  name: string;
+  lookups: readonly string[];
+  /** Which field the filter belongs to, for documentation (OpenAPI) and tests. */
+  field?: ResolvedField;
+  kind: string;
+  compile(lookup: string, values: string[], param: string, ctx: FilterContext): Promise<Condition | null>;
+}
+
+export type FilterTable = Map<string, FilterDef>;
+
+const TEXT_KINDS = new Set(['string', 'text', 'slug']);
+const NUMBER_KINDS: Record<string, ValueKind> = { integer: 'integer', positive_integer: 'integer', decimal: 'number', float: 'number' };
+
+/** A filter over one column expression of a scalar kind, with the lookups that kind has. */
+export function columnFilter(name: string, col: string, valueKind: ValueKind, lookups: readonly string[], cast = '', field?: ResolvedField): FilterDef {
+  const textual = valueKind === 'string' || valueKind === 'text';
+  return {
+    name,
+    lookups,
+    field,
+    kind: valueKind,
+    async compile(lookup, values, param, ctx) {
+      if (lookup === 'empty') {
+        const flags = parseAll('boolean', values, param, ctx);
+        return flags ? emptyCondition(col, flags[0] === true, textual) : null;
+      }
+      const patternLookup = ['ic', 'nic', 'isw', 'nisw', 'iew', 'niew', 'ie', 'nie'].includes(lookup);
+      const parsed = parseAll(patternLookup ? 'text' : valueKind, values, param, ctx);
+      return parsed ? scalarCondition(col, lookup, parsed, patternLookup ? '' : cast) : null;
+    },
+  };
+}
+
+function choiceFilter(name: string, col: string, field: ResolvedField): FilterDef {
+  const set = field.choices!;
+  return {
+    name,
+    lookups: ['exact', 'n', 'empty'],
+    field,
+    kind: 'choice',
+    async compile(lookup, values, param, ctx) {
+      if (lookup === 'empty') {
+        const flags = parseAll('boolean', values, param, ctx);
+        return flags ? emptyCondition(col, flags[0] === true, !set.numeric) : null;
+      }
+      const parsed: unknown[] = [];
+      for (const raw of values) {
+        const v = set.numeric && /^-?\d+$/.test(raw) ? Number(raw) : raw;
+        if (!set.labels.has(v)) {
+          ctx.errors.add(param, `Select a valid choice. ${raw} is not one of the available choices.`);
+          return null;
+        }
+        parsed.push(v);
+      }
+      return scalarCondition(col, lookup, parsed);
+    },
+  };
+}
+
+function fieldFilters(model: ResolvedModel, field: ResolvedField): FilterDef[] {
+  if (field.kind === 'fk' || field.kind === 'm2m' || field.kind === 'tags' || field.kind === 'generic_fk') return relationFilters(model, field);
+  if (field.kind === 'computed') {
+    const src = field.def.sql && field.def.from?.[0] ? model.fields.get(field.def.from[0]) : undefined;
+    if (!src?.column || !field.choices) return [];
+    return [choiceFilter(field.name, `${field.def.sql}("t".${quoteIdent(src.column)})`, field)];
+  }
+  if (!field.column || field.writeOnly || field.array) return [];
+  const col = `"t".${quoteIdent(field.column)}`;
+  if (field.kind === 'choice') return [choiceFilter(field.name, col, field)];
+  if (TEXT_KINDS.has(field.kind)) return [columnFilter(field.name, col, 'string', STRING_LOOKUPS, '', field)];
+  if (NUMBER_KINDS[field.kind]) return [columnFilter(field.name, col, NUMBER_KINDS[field.kind]!, ORDERED_LOOKUPS, '', field)];
+  if (field.kind === 'date') return [columnFilter(field.name, col, 'date', ORDERED_LOOKUPS, '::date', field)];
+  if (field.kind === 'datetime') return [columnFilter(field.name, col, 'datetime', ORDERED_LOOKUPS, '::timestamptz', field)];
+  if (field.kind === 'boolean') return [columnFilter(field.name, col, 'boolean', ['exact'], '', field)];
+  if (field.kind === 'mac') return [columnFilter(field.name, col, 'mac', STRING_LOOKUPS, '::macaddr', field)];
+  if (field.kind === 'cidr') return [columnFilter(field.name, col, 'cidr', ['exact', 'n', 'empty'], '::cidr', field)];
+  if (field.kind === 'inet') return [inetFilter(field.name, col, field)];
+  return [];
+}
+
+/** An address filter as NetBox's net_in: with a mask it is that exact interface address, without one any mask. */
+function inetFilter(name: string, col: string, field: ResolvedField): FilterDef {
+  return {
+    name,
+    lookups: ['exact', 'n', 'empty'],
+    field,
+    kind: 'inet',
+    async compile(lookup, values, param, ctx) {
+      if (lookup === 'empty') {
+        const flags = parseAll('boolean', values, param, ctx);
+        return flags ? emptyCondition(col, flags[0] === true, false) : null;
+      }
+      const parts: Condition[] = [];
+      for (const raw of values) {
+        const p = parseValue('inet', raw);
+        if (!p.ok) {
+          ctx.errors.add(param, p.message);
+          return null;
+        }
+        const host = String(p.value).split('/')[0]!;
+        parts.push(raw.includes('/') ? { sql: `${col} = ?::inet`, bindings: [p.value] } : { sql: `(${col} >>= ?::inet AND host(${col}) = ?)`, bindings: [host, host] });
+      }
+      const any = { sql: parts.map((c) => `(${c.sql})`).join(' OR '), bindings: parts.flatMap((c) => c.bindings) };
+      return lookup === 'n' ? { sql: `NOT (${any.sql})`, bindings: any.bindings } : any;
+    },
+  };
+}
+
+const tables = new WeakMap<ResolvedModel, FilterTable>();
+
+/** Every filter a model's list accepts, derived from its fields (one rule per kind) plus its declared domain filters. */
+export function filterTable(model: ResolvedModel): FilterTable {
+  let table = tables.get(model);
+  if (table) return table;
+  table = new Map();
+  const add = (f: FilterDef) => table!.set(f.name, f);
+  add(columnFilter('id', '"t"."id"', 'integer', ORDERED_LOOKUPS));
+  if (model.timestamps !== false) {
+    // A date-form created compares by its UTC date, as the API shows it.
+    add(model.timestamps === 'date'
+      ? columnFilter('created', `("t"."created" AT TIME ZONE 'UTC')::date`, 'date', ORDERED_LOOKUPS, '::date')
+      : columnFilter('created', '"t"."created"', 'datetime', ORDERED_LOOKUPS, '::timestamptz'));
+    add(columnFilter('last_updated', '"t"."last_updated"', 'datetime', ORDERED_LOOKUPS, '::timestamptz'));
+  }
+  for (const field of model.fieldList) for (const f of fieldFilters(model, field)) add(f);
+  for (const f of domainFilters(model)) add(f);
+  tables.set(model, table);
+  return table;
+}

@@ -1,0 +1,26 @@
+import type { OrderTerm, ResolvedModel } from '../definitions/registry-types';
+
+/** Whether a field can be ordered by: stored columns, foreign keys (by the related natural order), computed SQL. */
+function orderable(model: ResolvedModel, name: string): boolean {
+  if (name === 'id' || ((name === 'created' || name === 'last_updated') && model.timestamps !== false)) return true;
+  const f = model.fields.get(name);
+  if (!f || f.writeOnly || f.array) return false;
+  return !!f.column || (f.kind === 'computed' && !!f.def.sql);
+}
+
+/**
+ * `ordering=a,-b`: several fields, '-' for descending; unknown fields are ignored as NetBox ignores them.
+ * Nothing usable means the model's default ordering.
+ */
+export function orderingOf(model: ResolvedModel, query: URLSearchParams): OrderTerm[] {
+  const raw = query.getAll('ordering').flatMap((v) => v.split(','));
+  const terms: OrderTerm[] = [];
+  for (const part of raw) {
+    const t = part.trim();
+    if (!t) continue;
+    const descending = t.startsWith('-');
+    const field = descending ? t.slice(1) : t;
+    if (orderable(model, field) && !terms.some((x) => x.field === field)) terms.push({ field, descending });
+  }
+  return terms.length ? terms : model.ordering;
+}
