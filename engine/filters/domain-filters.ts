@@ -5,6 +5,7 @@ import { quoteIdent } from '../storage/identifiers';
 import type { FilterDef } from './filter-table';
 import { parseAll, type ValueKind } from './filter-values';
 import { fkFilters } from './relation-filters';
+import { fieldFilters } from './filter-table';
 
 /**
  * Named lookups a definition's "filters" may use. Each is one SQL shape over the field's column,
@@ -78,6 +79,20 @@ function declared(model: ResolvedModel, name: string, spec: Filter): FilterDef[]
   }
   const col = route.field.column;
   if (!col) throw new Error(`${model.label}: filter ${name} needs a stored field at ${path}`);
+  if (spec.lookup === 'field') {
+    // The field's own filter, with every lookup its kind has, reached through the path.
+    const own = fieldFilters(route.field.model, route.field, '__COL__').find((d) => d.name === route.field.name);
+    if (!own) throw new Error(`${model.label}: filter ${name}: ${path} cannot be filtered`);
+    return [{
+      ...own,
+      name,
+      async compile(lookup, values, param, ctx) {
+        const inner = await own.compile(lookup, values, param, ctx);
+        if (!inner) return null;
+        return { sql: route.wrap((c) => inner.sql.split('__COL__').join(c)), bindings: inner.bindings };
+      },
+    }];
+  }
   if (spec.lookup === 'net_mask_length') {
     const lookups = ['exact', ...(spec.lookups ?? [])];
     return [{

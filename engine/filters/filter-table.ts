@@ -71,15 +71,17 @@ function choiceFilter(name: string, col: string, field: ResolvedField): FilterDe
   };
 }
 
-function fieldFilters(model: ResolvedModel, field: ResolvedField): FilterDef[] {
+/** The filters of one field; `at` overrides the column expression (declared path filters compile against a placeholder). */
+export function fieldFilters(model: ResolvedModel, field: ResolvedField, at?: string): FilterDef[] {
   if (field.kind === 'fk' || field.kind === 'm2m' || field.kind === 'tags' || field.kind === 'generic_fk') return relationFilters(model, field);
   if (field.kind === 'computed') {
     const src = field.def.sql && field.def.from?.[0] ? model.fields.get(field.def.from[0]) : undefined;
     if (!src?.column || !field.choices) return [];
     return [choiceFilter(field.name, `${field.def.sql}("t".${quoteIdent(src.column)})`, field)];
   }
-  if (!field.column || field.writeOnly || field.array) return [];
-  const col = `"t".${quoteIdent(field.column)}`;
+  if (!field.column || field.writeOnly) return [];
+  const col = at ?? `"t".${quoteIdent(field.column)}`;
+  if (field.array) return TEXT_KINDS.has(field.kind) ? [arrayContainsFilter(field.name, col, field)] : [];
   if (field.kind === 'choice') return [choiceFilter(field.name, col, field)];
   if (TEXT_KINDS.has(field.kind)) return [columnFilter(field.name, col, 'string', STRING_LOOKUPS, '', field)];
   if (NUMBER_KINDS[field.kind]) return [columnFilter(field.name, col, NUMBER_KINDS[field.kind]!, ORDERED_LOOKUPS, '', field)];
@@ -116,6 +118,20 @@ function inetFilter(name: string, col: string, field: ResolvedField): FilterDef 
       }
       const any = { sql: parts.map((c) => `(${c.sql})`).join(' OR '), bindings: parts.flatMap((c) => c.bindings) };
       return lookup === 'n' ? { sql: `NOT (${any.sql})`, bindings: any.bindings } : any;
+    },
+  };
+}
+
+/** A list-valued field filtered by membership: each value must be one of the list's elements (repeats OR). */
+function arrayContainsFilter(name: string, col: string, field: ResolvedField): FilterDef {
+  return {
+    name,
+    lookups: ['exact', 'n'],
+    field,
+    kind: 'string',
+    async compile(lookup, values) {
+      const c = { sql: `${col} && ?::text[]`, bindings: [values] };
+      return lookup === 'n' ? { sql: `NOT (${c.sql})`, bindings: c.bindings } : c;
     },
   };
 }

@@ -217,7 +217,7 @@ export interface Filter {
    */
   field?: string;
   /**
-   * Named lookup of the engine: net_contained, net_contained_or_equal, net_contains_or_equals, net_host_contained, net_mask_length, fk_id, fk_key.
+   * Named lookup of the engine: net_contained, net_contained_or_equal, net_contains_or_equals, net_host_contained, net_mask_length (for inet/cidr fields); fk_id, fk_key (a foreign key reached through the path, by id or natural key); field (the filter of the field at the path, with all its lookups).
    */
   lookup: string;
   /**
