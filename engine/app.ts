@@ -5,9 +5,15 @@ import { HttpError, notFound } from './routes/http-error';
 import { sendJson } from './routes/respond';
 import { apiRoot, appRoot, status, API_VERSION_HEADER } from './routes/api-root';
 import { handleDetail, handleList } from './routes/model-routes';
-import { authenticate } from './auth/authenticate';
+import { authenticate, type Principal } from './auth/authenticate';
+import { loadGrants, scopeFor, type Grant } from './auth/permissions';
+import { listAction } from './routes/list-actions';
+import { accountPages } from './ui/account-pages';
 import { Serializer } from './serialization/serialize';
 import { ValidationError } from './validation/field-errors';
+import { badStringMessage } from './validation/string-hygiene';
+import { apiDocs } from './openapi/docs-routes';
+import { browsableApi } from './browsable/browsable-api';
 
 const BODY_LIMIT = '20mb';
 
@@ -16,7 +22,7 @@ function originOf(req: Request): string {
 }
 
 /** The HTTP application: every route derived from the registry; no route written for a particular model. */
-export function createApp(ctx: ApiContext & { embedded?: boolean }): express.Express {
+export function createApp(ctx: ApiContext): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -31,6 +37,9 @@ export function createApp(ctx: ApiContext & { embedded?: boolean }): express.Exp
   });
   app.use(express.raw({ type: () => true, limit: BODY_LIMIT }));
 
+  app.use('/api', apiDocs(ctx));
+  app.use('/api', browsableApi(ctx));
+  app.use(accountPages(ctx));
   app.use('/api', (req, res, next) => {
     handleApi(ctx, req, res).catch(next);
   });
@@ -42,12 +51,17 @@ export function createApp(ctx: ApiContext & { embedded?: boolean }): express.Exp
   return app;
 }
 
-async function handleApi(ctx: ApiContext & { embedded?: boolean }, req: Request, res: Response): Promise<void> {
+async function handleApi(ctx: ApiContext, req: Request, res: Response): Promise<void> {
   const origin = originOf(req);
   const path = req.path;
   const parts = path.split('/').filter(Boolean);
   const query = new URL(req.originalUrl, 'http://x').searchParams;
   const fullUrl = `${origin}${req.originalUrl}`;
+  for (const [name, value] of query) {
+    // A NUL cannot reach PostgreSQL text; refuse it here, naming the parameter, whatever reads the query.
+    const bad = badStringMessage(name) ?? badStringMessage(value);
+    if (bad) throw new HttpError(400, { [name]: [bad] });
+  }
 
   if (!path.endsWith('/')) {
     // Every API path ends with a slash; NetBox redirects (the spec says 302).
@@ -65,12 +79,33 @@ async function handleApi(ctx: ApiContext & { embedded?: boolean }, req: Request,
   const model = ctx.registry.byPath.get(`${parts[0]}/${parts[1]}`);
   if (!model || parts.length > 3) throw notFound();
 
-  const principal = await authenticate(ctx.knex, ctx.registry, req);
-  const call: CallContext = { ...ctx, principal, origin, serializer: new Serializer(ctx.registry, origin), query, requestId: String(res.locals.requestId) };
+  const principal = await authenticate(ctx, req);
+  const call = callContext(ctx, principal, origin, query, String(res.locals.requestId));
   if (parts.length === 2) return handleList(call, req, res, model, fullUrl);
   const idText = parts[2]!;
+  const actionName = model.def.list_actions?.[idText];
+  if (actionName) {
+    const action = listAction(actionName);
+    if (!action) throw notFound();
+    return action(call, req, res, model);
+  }
   if (!/^\d{1,15}$/.test(idText) || Number(idText) === 0) throw notFound();
   return handleDetail(call, req, res, model, Number(idText));
+}
+
+/** Per-request context: the caller, and their permissions loaded at most once, on first need. */
+function callContext(ctx: ApiContext, principal: Principal | null, origin: string, query: URLSearchParams, requestId: string): CallContext {
+  let grants: Promise<Grant[]> | undefined;
+  const loadOnce = () => (grants ??= principal ? loadGrants(ctx.knex, ctx.registry, principal.userId) : Promise.resolve([]));
+  return {
+    ...ctx,
+    principal,
+    origin,
+    query,
+    requestId,
+    serializer: new Serializer(ctx.registry, origin, ctx.config.allowTokenRetrieval),
+    scope: (model, action) => scopeFor(principal, ctx.config, model, action, loadOnce),
+  };
 }
 
 function handleError(err: unknown, req: Request, res: Response): void {

@@ -56,3 +56,10 @@ export function displayWith(name: string, row: RowValues): string {
 export function defaultWith(name: string): unknown {
   return defaults[name]!();
 }
+
+/** Extra list endpoints a definition may name (implemented in engine/routes/list-actions.ts). */
+const LIST_ACTIONS = new Set(['provision_token']);
+
+export function hasListAction(name: string): boolean {
+  return LIST_ACTIONS.has(name);
+}

@@ -72,6 +72,10 @@ export interface ResolvedModel {
   timestamps: false | 'date' | 'datetime';
   tree: boolean;
   writeAliases: Map<string, string>;
+  /** Served over the API (false for engine-internal state such as sessions). */
+  exposed: boolean;
+  /** A foreign key to the user role: non-superusers see and write only their own objects. */
+  ownerField?: ResolvedField;
 }
 
 export interface Registry {

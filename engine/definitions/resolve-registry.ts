@@ -3,7 +3,7 @@ import type { ChoiceSet, ChoiceValue, FieldKind, ModelRole, Registry, ResolvedFi
 import { DefinitionError } from './definition-error';
 import type { LoadedDefinition } from './load-definitions';
 import { sqlName } from '../storage/identifiers';
-import { hasNamedFunction } from './named-functions';
+import { hasNamedFunction, hasListAction } from './named-functions';
 
 /** Fields every model has whether or not its file names them. */
 export const IMPLICIT_FIELDS = ['id', 'url', 'display'] as const;
@@ -33,7 +33,7 @@ export function resolveRegistry(loaded: LoadedDefinition[]): Registry {
     const pathKey = `${def.app}/${def.path}`;
     if (registry.byPath.has(pathKey)) throw new DefinitionError(file, '/path', `path ${pathKey} is used twice`);
     registry.models.set(label, model);
-    registry.byPath.set(pathKey, model);
+    if (model.exposed) registry.byPath.set(pathKey, model);
     files.set(label, file);
     if (def.role) {
       if (registry.roles.has(def.role)) throw new DefinitionError(file, '/role', `role "${def.role}" is already played by ${registry.roles.get(def.role)!.label}`);
@@ -82,6 +82,7 @@ function emptyModel(def: ModelDefinition, label: string): ResolvedModel {
     timestamps: def.timestamps === false ? false : def.timestamps === 'datetime' ? 'datetime' : 'date',
     tree: def.tree === true,
     writeAliases: new Map(Object.entries(def.write_aliases ?? {})),
+    exposed: def.exposed !== false,
   };
 }
 
@@ -154,6 +155,9 @@ function resolveFields(model: ResolvedModel, registry: Registry, file: string): 
     model.fields.set(name, field);
     model.fieldList.push(field);
   }
+  for (const [name, fn] of Object.entries(def.list_actions ?? {})) {
+    if (!hasListAction(fn)) throw new DefinitionError(file, `/list_actions/${name}`, `unknown list action "${fn}"`);
+  }
   if (typeof def.display === 'object' && !hasNamedFunction('display', def.display.fn)) {
     throw new DefinitionError(file, '/display/fn', `unknown display function "${def.display.fn}"`);
   }
@@ -170,7 +174,7 @@ function resolveModelLists(model: ResolvedModel, file: string): void {
   for (const field of model.fieldList) {
     if (field.kind === 'count' && field.countOf) {
       const via = field.countOf.model.fields.get(field.def.via ?? '');
-      if (!via || via.kind !== 'fk' || via.target !== model) {
+      if (!via || (via.kind !== 'fk' && via.kind !== 'm2m') || via.target !== model) {
         throw new DefinitionError(file, `/fields/${field.name}/via`, `"${field.def.via ?? ''}" is not a foreign key of ${field.countOf.model.label} to ${model.label}`);
       }
       field.countOf.via = via;
@@ -180,6 +184,13 @@ function resolveModelLists(model: ResolvedModel, file: string): void {
         if (!known(src)) throw new DefinitionError(file, `/fields/${field.name}/from`, `unknown field "${src}"`);
       }
     }
+  }
+  if (def.owner_field) {
+    const owner = model.fields.get(def.owner_field);
+    if (!owner || owner.kind !== 'fk' || owner.target?.def.role !== 'user') {
+      throw new DefinitionError(file, '/owner_field', `"${def.owner_field}" is not a foreign key to the model with role user`);
+    }
+    model.ownerField = owner;
   }
   def.brief.forEach((name, i) => {
     if (!known(name)) throw new DefinitionError(file, `/brief/${i}`, `unknown field "${name}"`);
@@ -248,6 +259,9 @@ const ROLE_CONTRACTS: Record<ModelRole, Record<string, FieldKind[]>> = {
   user: { username: ['string'], password: ['password'], is_active: ['boolean'], is_superuser: ['boolean'] },
   token: { user: ['fk'], key: ['string'], write_enabled: ['boolean'], expires: ['datetime'], last_used: ['datetime'], allowed_ips: ['cidr'] },
   custom_field: { name: ['string'], type: ['choice'], content_types: ['string'], filter_logic: ['choice'] },
+  permission: { enabled: ['boolean'], object_types: ['string'], actions: ['choice'], constraints: ['json'], users: ['m2m'], groups: ['m2m'] },
+  session: { key: ['string'], user: ['fk'], csrf_token: ['string'], expires: ['datetime'] },
+  login_failure: { username: ['string'], address: ['string'] },
 };
 
 function checkRoleContract(role: ModelRole, model: ResolvedModel, file: string): void {

@@ -27,7 +27,7 @@ function anyOf(parts: Condition[]): Condition {
  * Follows a dotted path of foreign keys (site.region) from the list's table; returns the final
  * relation and the SQL expression of the id column it compares (nested subqueries for each hop).
  */
-function pathTo(model: ResolvedModel, path: string): { field: ResolvedField; wrap: (inner: (col: string) => string) => string } | null {
+function pathTo(model: ResolvedModel, path: string): { field: ResolvedField; wrap: (inner: (col: string) => string) => string; value: () => string } | null {
   const parts = path.split('.');
   let current = model;
   const hops: ResolvedField[] = [];
@@ -54,7 +54,29 @@ function pathTo(model: ResolvedModel, path: string): { field: ResolvedField; wra
       }
       return expr;
     },
+    value: () => {
+      // The last column read along the path as nested scalar subqueries: NULL when a hop on the way is
+      // unset, as through Django's LEFT JOINs.
+      let expr = via.length ? `"t".${quoteIdent(via[0]!.column!)}` : `"t".${quoteIdent(last.column ?? 'id')}`;
+      via.forEach((hop, i) => {
+        const next = i + 1 < via.length ? via[i + 1]!.column! : (last.column ?? 'id');
+        expr = `(SELECT "v${i}".${quoteIdent(next)} FROM ${quoteIdent(hop.target!.table)} AS "v${i}" WHERE "v${i}"."id" = ${expr})`;
+      });
+      return expr;
+    },
   };
+}
+
+/**
+ * A filter compiled against '__COL__' placed at the end of a path. A plain match follows the path with
+ * semi-joins (indexed); a lookup that can match an unset value (null, __n, __nic, empty) reads the value
+ * through the path instead, so a row whose path is broken earlier counts as unset, as in NetBox
+ * (region_id__n=1 keeps prefixes without a site; tenant_group_id=null matches prefixes without a tenant).
+ */
+function throughPath(route: NonNullable<ReturnType<typeof pathTo>>, lookup: string, values: string[], inner: Condition): Condition {
+  const plain = ['exact', 'ic', 'isw', 'iew', 'ie', 'lt', 'lte', 'gt', 'gte'].includes(lookup) && !values.includes('null');
+  const sql = plain ? route.wrap((col) => inner.sql.split('__COL__').join(col)) : inner.sql.split('__COL__').join(route.value());
+  return { sql, bindings: inner.bindings };
 }
 
 function declared(model: ResolvedModel, name: string, spec: Filter): FilterDef[] {
@@ -72,8 +94,7 @@ function declared(model: ResolvedModel, name: string, spec: Filter): FilterDef[]
       name,
       async compile(lookup, values, param, ctx) {
         const inner = await chosen.compile(lookup, values, param, ctx);
-        if (!inner) return null;
-        return { sql: route.wrap((col) => inner.sql.split('__COL__').join(col)), bindings: inner.bindings };
+        return inner && throughPath(route, lookup, values, inner);
       },
     }];
   }
@@ -88,8 +109,7 @@ function declared(model: ResolvedModel, name: string, spec: Filter): FilterDef[]
       name,
       async compile(lookup, values, param, ctx) {
         const inner = await own.compile(lookup, values, param, ctx);
-        if (!inner) return null;
-        return { sql: route.wrap((c) => inner.sql.split('__COL__').join(c)), bindings: inner.bindings };
+        return inner && throughPath(route, lookup, values, inner);
       },
     }];
   }

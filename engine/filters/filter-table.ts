@@ -129,8 +129,11 @@ function arrayContainsFilter(name: string, col: string, field: ResolvedField): F
     lookups: ['exact', 'n'],
     field,
     kind: 'string',
-    async compile(lookup, values) {
-      const c = { sql: `${col} && ?::text[]`, bindings: [values] };
+    async compile(lookup, values, param, ctx) {
+      // Checked like any string value: a NUL byte or a lone surrogate is a 400, not a database error.
+      const parsed = parseAll('string', values, param, ctx);
+      if (!parsed) return null;
+      const c = { sql: `${col} && ?::text[]`, bindings: [parsed] };
       return lookup === 'n' ? { sql: `NOT (${c.sql})`, bindings: c.bindings } : c;
     },
   };

@@ -127,9 +127,11 @@ async function loadLinks(
 
 async function loadCounts(db: Knex | Knex.Transaction, data: RelatedData, field: ResolvedField, ids: number[]): Promise<void> {
   const { model, via } = field.countOf!;
-  const col = quoteIdent(via.column!);
+  // Through a many-to-many field the join table holds the links; through a foreign key, the rows do.
+  const table = quoteIdent(via.joinTable ?? model.table);
+  const col = via.joinTable ? '"target_id"' : quoteIdent(via.column!);
   const result = await db.raw(
-    `SELECT ${col} AS "k", count(*)::int AS "n" FROM ${quoteIdent(model.table)} WHERE ${col} = ANY(?) GROUP BY ${col}`,
+    `SELECT ${col} AS "k", count(*)::int AS "n" FROM ${table} WHERE ${col} = ANY(?) GROUP BY ${col}`,
     [ids],
   );
   const key = `${field.model.label}.${field.name}`;

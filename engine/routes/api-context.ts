@@ -3,6 +3,9 @@ import type { Registry } from '../definitions/registry-types';
 import type { Config } from '../config';
 import type { Principal } from '../auth/authenticate';
 import type { Serializer } from '../serialization/serialize';
+import type { Clock } from '../auth/clock';
+import type { Action, Scope } from '../auth/permissions';
+import type { ResolvedModel } from '../definitions/registry-types';
 
 /** What every handler works with: the registry, the database and the settings, plus who is asking. */
 export interface ApiContext {
@@ -10,6 +13,8 @@ export interface ApiContext {
   knex: Knex;
   config: Config;
   version: string;
+  clock: Clock;
+  embedded?: boolean;
 }
 
 export interface CallContext extends ApiContext {
@@ -18,4 +23,6 @@ export interface CallContext extends ApiContext {
   serializer: Serializer;
   query: URLSearchParams;
   requestId: string;
+  /** What the caller may do with a model (permissions loaded once per request). */
+  scope(model: ResolvedModel, action: Action): Promise<Scope>;
 }

@@ -3,53 +3,66 @@ import type { ResolvedModel } from '../definitions/registry-types';
 import type { CallContext } from './api-context';
 import { HttpError, methodNotAllowed, notAuthenticated, permissionDenied } from './http-error';
 import { getObject, listObjects } from './read-handlers';
-import { bulkDeleteIds, bulkUpdate, createObjects, deleteByIds, updateObject } from './write-handlers';
+import { bulkDeleteIds, bulkUpdate, createObjects, deleteByIds, updateObject, type WriteScopes } from './write-handlers';
 import { parseJsonBody } from './json-body';
 import { sendJson } from './respond';
 import { optionsFor } from './options-metadata';
+import type { Action } from '../auth/permissions';
+import type { Condition } from '../query/conditions';
+import { csrfMatches, CSRF_HEADER } from '../auth/sessions';
 
 const LIST_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
 const DETAIL_METHODS = ['GET', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-function mayRead(ctx: CallContext, model: ResolvedModel): boolean {
-  if (ctx.principal) return true;
-  const exempt = ctx.config.exemptViewPermissions;
-  return !ctx.config.loginRequired && (exempt === '*' || exempt.includes(model.label));
+/** The objects the caller may act on, or a 403 (nobody logged in: "credentials were not provided"). */
+async function allowedScope(ctx: CallContext, model: ResolvedModel, action: Action): Promise<Condition[]> {
+  const scope = await ctx.scope(model, action);
+  if (scope.allowed) return scope.conditions;
+  throw ctx.principal ? permissionDenied() : notAuthenticated();
 }
 
-/** Who may do what: reads need a user unless the type is exempt; writes need a user whose token may write. */
-function authorize(ctx: CallContext, model: ResolvedModel, method: string): void {
-  if (SAFE.has(method)) {
-    if (!mayRead(ctx, model)) throw notAuthenticated();
-    return;
+/** Unsafe methods need credentials that may write: a write-enabled token, or a session with its CSRF token. */
+function checkWrite(ctx: CallContext, req: Request): void {
+  const p = ctx.principal;
+  if (!p) throw notAuthenticated();
+  if (p.tokenId === null && !csrfMatches(p.csrfToken, req.headers[CSRF_HEADER])) {
+    throw permissionDenied('CSRF Failed: CSRF token missing or incorrect.');
   }
-  if (!ctx.principal) throw notAuthenticated();
-  if (!ctx.principal.writeEnabled) throw permissionDenied('This token does not have write permission.');
+  if (!p.writeEnabled) throw permissionDenied('This token does not have write permission.');
+}
+
+async function writeScopes(ctx: CallContext, model: ResolvedModel, action: Action): Promise<WriteScopes> {
+  const act = await allowedScope(ctx, model, action);
+  const viewScope = await ctx.scope(model, 'view');
+  return { view: viewScope.allowed ? viewScope.conditions : null, act };
 }
 
 export async function handleList(ctx: CallContext, req: Request, res: Response, model: ResolvedModel, fullUrl: string): Promise<void> {
   const method = req.method;
   if (!LIST_METHODS.includes(method)) throw methodNotAllowed(method, LIST_METHODS);
-  authorize(ctx, model, method);
+  if (!SAFE.has(method)) checkWrite(ctx, req);
   switch (method) {
     case 'GET':
     case 'HEAD':
-      return sendJson(req, res, 200, await listObjects(ctx, model, fullUrl, []));
+      return sendJson(req, res, 200, await listObjects(ctx, model, fullUrl, await allowedScope(ctx, model, 'view')));
     case 'OPTIONS':
-      return sendJson(req, res, 200, optionsFor(ctx, model, true));
+      return sendJson(req, res, 200, await optionsFor(ctx, model, true));
     case 'POST': {
       const body = parseJsonBody(req);
       if (body === undefined) throw new HttpError(400, { non_field_errors: ['No data provided'] });
-      const out = await createObjects(ctx, model, body);
+      const out = await createObjects(ctx, model, body, await allowedScope(ctx, model, 'add'));
       if (out.location) res.setHeader('Location', out.location);
       return sendJson(req, res, 201, out.body);
     }
     case 'PUT':
-    case 'PATCH':
-      return sendJson(req, res, 200, await bulkUpdate(ctx, model, parseJsonBody(req), method === 'PUT' ? 'put' : 'patch'));
+    case 'PATCH': {
+      const body = parseJsonBody(req);
+      return sendJson(req, res, 200, await bulkUpdate(ctx, model, body, method === 'PUT' ? 'put' : 'patch', await writeScopes(ctx, model, 'change')));
+    }
     case 'DELETE': {
-      await deleteByIds(ctx, model, bulkDeleteIds(parseJsonBody(req)), false);
+      const ids = bulkDeleteIds(parseJsonBody(req));
+      await deleteByIds(ctx, model, ids, false, await writeScopes(ctx, model, 'delete'));
       res.status(204).end();
       return;
     }
@@ -59,20 +72,20 @@ export async function handleList(ctx: CallContext, req: Request, res: Response, 
 export async function handleDetail(ctx: CallContext, req: Request, res: Response, model: ResolvedModel, id: number): Promise<void> {
   const method = req.method;
   if (!DETAIL_METHODS.includes(method)) throw methodNotAllowed(method, DETAIL_METHODS);
-  authorize(ctx, model, method);
+  if (!SAFE.has(method)) checkWrite(ctx, req);
   switch (method) {
     case 'GET':
     case 'HEAD':
-      return sendJson(req, res, 200, await getObject(ctx, model, id, []));
+      return sendJson(req, res, 200, await getObject(ctx, model, id, await allowedScope(ctx, model, 'view')));
     case 'OPTIONS':
-      return sendJson(req, res, 200, optionsFor(ctx, model, false));
+      return sendJson(req, res, 200, await optionsFor(ctx, model, false));
     case 'PUT':
     case 'PATCH': {
       const body = parseJsonBody(req);
-      return sendJson(req, res, 200, await updateObject(ctx, model, id, body ?? {}, method === 'PUT' ? 'put' : 'patch'));
+      return sendJson(req, res, 200, await updateObject(ctx, model, id, body === undefined ? {} : body, method === 'PUT' ? 'put' : 'patch', await writeScopes(ctx, model, 'change')));
     }
     case 'DELETE':
-      await deleteByIds(ctx, model, [id], true);
+      await deleteByIds(ctx, model, [id], true, await writeScopes(ctx, model, 'delete'));
       res.status(204).end();
       return;
   }

@@ -32,14 +32,14 @@ function describe(f: ResolvedField): Record<string, unknown> {
 }
 
 /** OPTIONS as DRF's SimpleMetadata shapes it; actions.POST lists writable fields only for a caller who may create. */
-export function optionsFor(ctx: CallContext, model: ResolvedModel, isList: boolean): Record<string, unknown> {
+export async function optionsFor(ctx: CallContext, model: ResolvedModel, isList: boolean): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {
     name: isList ? `${capital(model.verboseName)} List` : `${capital(model.verboseName)} Instance`,
     description: model.def.description ?? '',
     renders: ['application/json', 'text/html'],
     parses: ['application/json'],
   };
-  const mayAdd = !!ctx.principal && ctx.principal.writeEnabled;
+  const mayAdd = !!ctx.principal && ctx.principal.writeEnabled && (await ctx.scope(model, isList ? 'add' : 'change')).allowed;
   if (mayAdd) {
     const fields: Record<string, unknown> = { id: { type: 'integer', required: false, read_only: true, label: 'ID' } };
     for (const f of model.fieldList) {

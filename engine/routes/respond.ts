@@ -8,7 +8,15 @@ function indentOf(req: Request): number | undefined {
   return m ? Math.min(Number(m[1]), 16) : undefined;
 }
 
+/** Installed by the browsable API (engine/browsable) on a browser's request: the same body, rendered as a page. */
+export type HtmlRenderer = (status: number, body: unknown) => string;
+
 export function sendJson(req: Request, res: Response, status: number, body: unknown): void {
+  const html = res.locals.htmlRenderer as HtmlRenderer | undefined;
+  if (html) {
+    res.status(status).type('text/html; charset=utf-8').send(html(status, body));
+    return;
+  }
   const text = JSON.stringify(body, null, indentOf(req));
   res.status(status).type('application/json').send(text);
 }

@@ -8,7 +8,9 @@ import { asPgError, constraintErrors, FK_VIOLATION, RESTRICT_VIOLATION } from '.
 import { readByIds } from '../query/read-objects';
 import { checkTreeParent } from '../storage/tree-parent';
 import type { CallContext } from './api-context';
-import { HttpError, notFound } from './http-error';
+import { HttpError, notFound, permissionDenied } from './http-error';
+import { andAll, type Condition } from '../query/conditions';
+import { quoteIdent } from '../storage/identifiers';
 import { parsePk } from '../validation/resolve-related';
 
 type Trx = Knex.Transaction;
@@ -48,14 +50,57 @@ function isErrors(v: number | FieldErrors): v is FieldErrors {
   return typeof v !== 'number';
 }
 
-/** POST one object (201 + Location) or an array of objects (201, answered in request order). */
-export async function createObjects(ctx: CallContext, model: ResolvedModel, body: unknown): Promise<{ body: unknown; location?: string }> {
+/** What a write may touch: the objects the caller may see (null: none), and those the action may affect. */
+export interface WriteScopes {
+  view: Condition[] | null;
+  act: Condition[];
+}
+
+/** Ids among the given that match every condition (all of them when there are no conditions). */
+async function matching(trx: Trx, model: ResolvedModel, ids: number[], conditions: Condition[] | null): Promise<Set<number>> {
+  if (conditions === null) return new Set();
+  if (!conditions.length) return existingIds(trx, model, ids);
+  const where = andAll([{ sql: '"t"."id" = ANY(?)', bindings: [ids] }, ...conditions]);
+  const result = await trx.raw(`SELECT "t"."id" FROM ${quoteIdent(model.table)} AS "t" WHERE ${where.sql}`, where.bindings as Knex.RawBinding[]);
+  return new Set((result.rows as Array<{ id: number }>).map((r) => r.id));
+}
+
+/** Refuses (403, and the transaction rolls back) when any of the objects lies outside the permitted ones. */
+async function requireWithin(trx: Trx, model: ResolvedModel, ids: number[], conditions: Condition[]): Promise<void> {
+  if (!conditions.length) return;
+  const inside = await matching(trx, model, ids, conditions);
+  if (ids.some((id) => !inside.has(id))) throw permissionDenied();
+}
+
+/**
+ * Objects a change or delete names: each must exist and be visible to the caller (else it is not
+ * found: a 404 for one, an aligned 400 for a bulk request) and lie within the action's constraints (else 403).
+ */
+async function requireTargets(trx: Trx, model: ResolvedModel, ids: number[], scopes: WriteScopes, single: boolean): Promise<void> {
+  const visible = await matching(trx, model, ids, scopes.view);
+  if (ids.some((id) => !visible.has(id))) {
+    if (single) throw notFound();
+    throw new ValidationError(ids.map((id): FieldErrors => (visible.has(id) ? {} : { id: [`Object with id ${id} does not exist.`] })));
+  }
+  await requireWithin(trx, model, ids, scopes.act);
+}
+
+/** Objects of an owned model are created for the caller unless they say otherwise (a token for oneself). */
+function withOwner(ctx: CallContext, model: ResolvedModel, item: unknown): unknown {
+  const owner = model.ownerField;
+  if (!owner || !ctx.principal || item === null || typeof item !== 'object' || Array.isArray(item) || owner.name in item) return item;
+  return { ...(item as Record<string, unknown>), [owner.name]: ctx.principal.userId };
+}
+
+/** POST one object (201 + Location) or an array of objects (201, answered in request order); each must fall within the add constraints. */
+export async function createObjects(ctx: CallContext, model: ResolvedModel, body: unknown, addScope: Condition[]): Promise<{ body: unknown; location?: string }> {
   const many = Array.isArray(body);
   const items = many ? (body as unknown[]) : [body];
   if (many && !items.length) throw new HttpError(400, { non_field_errors: ['Expected a list of items but got an empty list.'] });
   return inTransaction(ctx, async (trx) => {
-    const results = await writeAll(ctx, trx, model, items.map((item) => ({ item, mode: 'create' as const })), many);
-    const reps = await readByIds(trx, ctx.registry, ctx.serializer, model, results);
+    const results = await writeAll(ctx, trx, model, items.map((item) => ({ item: withOwner(ctx, model, item), mode: 'create' as const })), many);
+    await requireWithin(trx, model, results, addScope);
+    const reps = await readByIds(trx, ctx.registry, ctx.serializer.revealing(), model, results);
     if (many) return { body: reps };
     return { body: reps[0], location: ctx.serializer.url(model, results[0]!) };
   });
@@ -80,23 +125,18 @@ async function writeAll(ctx: CallContext, trx: Trx, model: ResolvedModel, work: 
   return ids;
 }
 
-async function lockExisting(trx: Trx, model: ResolvedModel, ids: number[]): Promise<Set<number>> {
-  const found = await existingIds(trx, model, ids);
-  return found;
-}
-
-/** PUT or PATCH on a detail endpoint. */
-export async function updateObject(ctx: CallContext, model: ResolvedModel, id: number, body: unknown, mode: WriteMode): Promise<unknown> {
+/** PUT or PATCH on a detail endpoint: the object must be within the change constraints before and after. */
+export async function updateObject(ctx: CallContext, model: ResolvedModel, id: number, body: unknown, mode: WriteMode, scopes: WriteScopes): Promise<unknown> {
   return inTransaction(ctx, async (trx) => {
-    const found = await lockExisting(trx, model, [id]);
-    if (!found.has(id)) throw notFound();
+    await requireTargets(trx, model, [id], scopes, true);
     await writeAll(ctx, trx, model, [{ item: body, mode, id }], false);
+    await requireWithin(trx, model, [id], scopes.act);
     const [rep] = await readByIds(trx, ctx.registry, ctx.serializer, model, [id]);
     return rep;
   });
 }
 
-function bulkIds(body: unknown, requireOnlyId: boolean): { ids: number[]; items: Array<Record<string, unknown>> } {
+function bulkIds(body: unknown): { ids: number[]; items: Array<Record<string, unknown>> } {
   if (!Array.isArray(body)) throw new HttpError(400, { non_field_errors: ['Expected a list of items.'] });
   if (!body.length) throw new HttpError(400, { non_field_errors: ['Expected a list of items but got an empty list.'] });
   const errors: FieldErrors[] = [];
@@ -110,7 +150,6 @@ function bulkIds(body: unknown, requireOnlyId: boolean): { ids: number[]; items:
       if (pk === null) e.id = ['This field is required and must be an existing object id.'];
       else if (ids.includes(pk)) e.id = ['Duplicate id in request.'];
       else ids.push(pk);
-      if (requireOnlyId) void 0;
     }
     if (Object.keys(e).length) failed = true;
     errors.push(e);
@@ -120,26 +159,26 @@ function bulkIds(body: unknown, requireOnlyId: boolean): { ids: number[]; items:
 }
 
 /** PUT or PATCH on a list endpoint: an array of {id, ...changes}; all-or-none. */
-export async function bulkUpdate(ctx: CallContext, model: ResolvedModel, body: unknown, mode: WriteMode): Promise<unknown> {
-  const { ids, items } = bulkIds(body, false);
+export async function bulkUpdate(ctx: CallContext, model: ResolvedModel, body: unknown, mode: WriteMode, scopes: WriteScopes): Promise<unknown> {
+  const { ids, items } = bulkIds(body);
   return inTransaction(ctx, async (trx) => {
-    const found = await lockExisting(trx, model, ids);
-    const missing = ids.map((id): FieldErrors => (found.has(id) ? {} : { id: [`Object with id ${id} does not exist.`] }));
-    if (missing.some((e) => Object.keys(e).length)) throw new ValidationError(missing);
+    await requireTargets(trx, model, ids, scopes, false);
     const work = items.map((item, i) => {
       const rest: Record<string, unknown> = { ...item };
       delete rest.id;
       return { item: rest, mode, id: ids[i]! };
     });
     await writeAll(ctx, trx, model, work, true);
+    await requireWithin(trx, model, ids, scopes.act);
     return readByIds(trx, ctx.registry, ctx.serializer, model, ids);
   });
 }
 
 /** DELETE of objects (one, or a list of {id}); 409 naming the dependents when a protecting relation blocks it. */
-export async function deleteByIds(ctx: CallContext, model: ResolvedModel, ids: number[], single: boolean): Promise<void> {
+export async function deleteByIds(ctx: CallContext, model: ResolvedModel, ids: number[], single: boolean, scopes: WriteScopes): Promise<void> {
   try {
     await inTransaction(ctx, async (trx) => {
+      await requireTargets(trx, model, ids, scopes, single);
       const deleted = await deleteObjects(trx, ctx.registry, model, ids);
       if (single && !deleted.length) throw notFound();
       if (!single && deleted.length < ids.length) {
@@ -159,5 +198,5 @@ export async function deleteByIds(ctx: CallContext, model: ResolvedModel, ids: n
 }
 
 export function bulkDeleteIds(body: unknown): number[] {
-  return bulkIds(body, true).ids;
+  return bulkIds(body).ids;
 }

@@ -70,6 +70,8 @@ function fieldSchema(f: ResolvedField, form: Form, ref: (m: ResolvedModel) => st
   if (f.choices) {
     const valueType = f.choices.numeric ? 'integer' : 'string';
     const values = f.choices.entries.map((e) => e.value);
+    // A list of choices (a permission's actions) is rendered as its plain values, never null.
+    if (f.kind === 'choice' && f.array) return { type: 'array', items: { type: valueType, enum: values } };
     if (form === 'brief') return nullable({ type: valueType, enum: values });
     return nullable({ type: 'object', additionalProperties: false, required: ['value', 'label'], properties: { value: { type: valueType, enum: values }, label: { type: 'string' } } });
   }

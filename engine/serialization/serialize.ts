@@ -12,7 +12,14 @@ export class Serializer {
     private readonly registry: Registry,
     /** Absolute origin, e.g. http://localhost:8000 */
     private readonly origin: string,
+    /** Whether secret fields (a token's key) are shown: on create, and while ALLOW_TOKEN_RETRIEVAL holds. */
+    readonly revealSecrets = true,
   ) {}
+
+  /** The same serializer, showing secrets (the response to a create). */
+  revealing(): Serializer {
+    return this.revealSecrets ? this : new Serializer(this.registry, this.origin, true);
+  }
 
   url(model: ResolvedModel, id: number): string {
     return `${this.origin}/api/${model.app}/${model.path}/${id}/`;
@@ -91,12 +98,17 @@ export class Serializer {
         return data.counts.get(`${f.model.label}.${f.name}`)?.get(row.id) ?? 0;
       case 'custom_fields':
         return row[f.column!] ?? {};
+      case 'string':
+        if (f.def.secret && !this.revealSecrets) return undefined;
+        return row[f.column!] ?? null;
       case 'computed': {
         const withDisplay = f.def.fn === 'display' ? { ...row, display: displayOf(f.model, row) } : row;
         const v = computeField(f.def.fn!, withDisplay, f.def.from ?? []);
         return f.choices ? this.choice(f, v, form) : v;
       }
       case 'choice':
+        // A list of choices (a permission's actions) is shown as its plain values, as NetBox does.
+        if (f.array) return row[f.column!] ?? [];
         return this.choice(f, row[f.column!], form);
       default:
         return row[f.column!] ?? null;

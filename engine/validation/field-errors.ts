@@ -10,7 +10,11 @@ export class ValidationError extends Error {
 }
 
 export function addError(errors: FieldErrors, field: string, message: string): void {
-  (errors[field] ??= []).push(message);
+  // Own properties only: a client's field may be named "__proto__" or "constructor".
+  if (!Object.prototype.hasOwnProperty.call(errors, field)) {
+    Object.defineProperty(errors, field, { value: [], enumerable: true, writable: true, configurable: true });
+  }
+  errors[field]!.push(message);
 }
 
 export function hasErrors(errors: FieldErrors): boolean {

@@ -32,7 +32,9 @@ function scalarSchema(field: ResolvedField): JsonSchema {
     case 'integer':
     case 'positive_integer': {
       const min = f.min ?? (field.kind === 'positive_integer' ? 0 : INT32.minimum);
-      return { type: 'integer', minimum: min, maximum: f.max ?? INT32.maximum };
+      // Bounds past 2**53 (a bigint column's) are not exact as JSON numbers: keep to what is (and ajv's
+      // "integer" lets Infinity through, which only a maximum stops).
+      return { type: 'integer', minimum: Math.max(min, Number.MIN_SAFE_INTEGER), maximum: Math.min(f.max ?? INT32.maximum, Number.MAX_SAFE_INTEGER) };
     }
     case 'boolean':
       return { type: 'boolean' };
@@ -91,7 +93,7 @@ export function writableProperties(model: ResolvedModel): Record<string, JsonSch
         break;
       case 'generic_fk':
         props[`${field.name}_type`] = { type: field.nullable ? ['string', 'null'] : 'string' };
-        props[`${field.name}_id`] = { type: field.nullable ? ['integer', 'null'] : 'integer', minimum: 0 };
+        props[`${field.name}_id`] = { type: field.nullable ? ['integer', 'null'] : 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER };
         break;
       default: {
         let s = scalarSchema(field);

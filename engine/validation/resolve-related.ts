@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { ResolvedModel } from '../definitions/registry-types';
+import type { ResolvedField, ResolvedModel } from '../definitions/registry-types';
 import { quoteIdent } from '../storage/identifiers';
 import type { Condition } from '../query/conditions';
 import { normalizeCidr, normalizeInet, normalizeMac } from './ip-values';
@@ -65,9 +65,47 @@ export function attributeConditions(model: ResolvedModel, attrs: Record<string, 
     }
     if (['integer', 'positive_integer'].includes(f.kind) && !Number.isSafeInteger(Number(value))) return `Invalid value for attribute "${key}".`;
     if (f.kind === 'boolean' && typeof value !== 'boolean') return `Invalid value for attribute "${key}".`;
+    if (!comparable(f, value)) return `Invalid value for attribute "${key}".`;
     out.push({ sql: `${col} = ?`, bindings: [v] });
   }
   return out;
+}
+
+const INT32_MIN = -2147483648;
+const INT32_MAX = 2147483647;
+const DECIMAL = /^-?\d{1,30}(\.\d{1,30})?$/;
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const DATETIME = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?)?(Z|[+-]\d{2}(:?\d{2})?)?$/;
+
+function realDate(text: string): boolean {
+  const day = text.slice(0, 10);
+  return DATE.test(day) && !Number.isNaN(Date.parse(day)) && new Date(day).toISOString().slice(0, 10) === day;
+}
+
+/**
+ * Whether a scalar can be compared with the field's column at all: a value the column type cannot hold
+ * (text for a number or a date, anything for a JSON or array column) would be a database error, not "no match".
+ */
+function comparable(f: ResolvedField, value: unknown): boolean {
+  if (f.array || f.kind === 'json' || f.kind === 'custom_fields') return false;
+  switch (f.kind) {
+    case 'integer':
+    case 'positive_integer': {
+      const n = Number(value);
+      return n >= (f.def.min ?? INT32_MIN) && n <= (f.def.max ?? INT32_MAX);
+    }
+    case 'decimal':
+    case 'float':
+      return typeof value === 'number' ? Number.isFinite(value) : typeof value === 'string' && DECIMAL.test(value);
+    case 'date':
+      return typeof value === 'string' && DATE.test(value) && realDate(value);
+    case 'datetime':
+      return typeof value === 'string' && DATETIME.test(value) && realDate(value) && !Number.isNaN(Date.parse(value));
+    case 'choice':
+      return !f.choices?.numeric || (Number.isSafeInteger(Number(value)) && Number(value) >= INT32_MIN && Number(value) <= INT32_MAX);
+    default:
+      return true;
+  }
 }
 
 /** Finds the one object a written relation value (id or attributes) designates. */

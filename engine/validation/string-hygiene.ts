@@ -10,7 +10,8 @@ export function badStringMessage(s: string): string | null {
 /** The first bad string anywhere inside a value (objects, arrays), for JSON fields. */
 export function findBadString(value: unknown, depth = 0): string | null {
   if (typeof value === 'string') return badStringMessage(value);
-  if (depth > 64 || value === null || typeof value !== 'object') return null;
+  // Deeper than any body json-body.ts lets through (100 levels), so nothing reaches the database unseen.
+  if (depth > 128 || value === null || typeof value !== 'object') return null;
   for (const [k, v] of Object.entries(value)) {
     const m = badStringMessage(k) ?? findBadString(v, depth + 1);
     if (m) return m;

@@ -9,8 +9,20 @@ import { loadRegistry } from '../../engine/boot';
 import { connectDatabase, type Database } from '../../engine/storage/connect';
 import { migrate } from '../../engine/storage/migrator';
 import type { Registry } from '../../engine/definitions/registry-types';
+import type { Clock } from '../../engine/auth/clock';
 
 const ROOT = path.resolve(__dirname, '..', '..');
+
+/** A clock tests move by hand instead of sleeping. */
+export class TestClock implements Clock {
+  private offsetMs = 0;
+  now(): Date {
+    return new Date(Date.now() + this.offsetMs);
+  }
+  advance(ms: number): void {
+    this.offsetMs += ms;
+  }
+}
 
 /** Which database the suite runs on: PostgreSQL when TEST_DATABASE_URL is set, else embedded PGlite. */
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined;
@@ -24,6 +36,8 @@ export interface TestApp {
   /** A superuser's write-enabled token. */
   token: string;
   auth: { Authorization: string };
+  /** The app's clock: starts at the real time, moves only when told (token expiry and last-use tests). */
+  clock: TestClock;
   /** SQL statements run since the last reset. */
   queries: { count: number; reset(): void; log: string[] };
   /** Creates a user and returns a new token of theirs. */
@@ -72,7 +86,8 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     return key;
   };
   const token = await makeToken({ superuser: true, username: 'admin' });
-  const app = createApp({ registry, knex: db.knex, config, version: 'test', embedded: db.embedded });
+  const clock = new TestClock();
+  const app = createApp({ registry, knex: db.knex, config, version: 'test', embedded: db.embedded, clock });
   return {
     api: supertest(app),
     registry,
@@ -82,6 +97,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     token,
     auth: { Authorization: `Token ${token}` },
     queries,
+    clock,
     makeToken,
     close: async () => {
       if (schema) await db.knex.raw(`DROP SCHEMA "${schema}" CASCADE`);

@@ -101,13 +101,27 @@ export interface ModelDefinition {
     [k: string]: string;
   };
   /**
+   * Extra endpoints under the list path (/<path>/<name>/), each served by a named action of the engine, e.g. provision: provision_token.
+   */
+  list_actions?: {
+    [k: string]: string;
+  };
+  /**
    * The model is a tree: a nullable 'parent' fk to itself, with a read-only _depth and filters that include descendants.
    */
   tree?: boolean;
   /**
-   * A part this type plays for the engine itself: tag (what tags fields link to), user and token (authentication), custom_field (custom field definitions). Each role requires certain fields (see docs/model-authors.md).
+   * A part this type plays for the engine itself: tag (what tags fields link to), user, token, permission, session and login_failure (authentication and authorisation), custom_field (custom field definitions). Each role requires certain fields (see docs/model-authors.md).
    */
-  role?: 'tag' | 'user' | 'token' | 'custom_field';
+  role?: 'tag' | 'user' | 'token' | 'custom_field' | 'permission' | 'session' | 'login_failure';
+  /**
+   * false: stored and migrated, but served by no API endpoint (engine-internal state such as sessions).
+   */
+  exposed?: boolean;
+  /**
+   * A foreign key to the user role: a user who is not a superuser sees and writes only their own objects, and creates them for themselves.
+   */
+  owner_field?: string;
 }
 export interface Field {
   type:
@@ -207,9 +221,13 @@ export interface Field {
    */
   of?: string;
   /**
-   * count: the foreign key on that model pointing here.
+   * count: the foreign key or many-to-many field on that model pointing here.
    */
   via?: string;
+  /**
+   * Shown in the response that creates the object; afterwards only while ALLOW_TOKEN_RETRIEVAL is true (a token's key).
+   */
+  secret?: boolean;
 }
 export interface Filter {
   /**

@@ -14,6 +14,10 @@ export interface Records {
   'ipam.vrf'?: IpamVrf;
   'tenancy.tenant'?: TenancyTenant;
   'tenancy.tenantgroup'?: TenancyTenantgroup;
+  'users.group'?: UsersGroup;
+  'users.loginfailure'?: UsersLoginfailure;
+  'users.objectpermission'?: UsersObjectpermission;
+  'users.session'?: UsersSession;
   'users.token'?: UsersToken;
   'users.user'?: UsersUser;
 }
@@ -511,6 +515,82 @@ export interface TenancyTenantgroup {
 }
 /**
  * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "UsersGroup".
+ */
+export interface UsersGroup {
+  id: number;
+  url: string;
+  display: string;
+  name: string;
+  user_count: number;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "UsersLoginfailure".
+ */
+export interface UsersLoginfailure {
+  id: number;
+  url: string;
+  display: string;
+  username: string;
+  address: string;
+  created: string;
+  last_updated: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "UsersObjectpermission".
+ */
+export interface UsersObjectpermission {
+  id: number;
+  url: string;
+  display: string;
+  name: string;
+  description: string;
+  enabled: boolean;
+  object_types: string[];
+  groups: UsersGroupBrief[];
+  users: UsersUserBrief[];
+  actions: ('view' | 'add' | 'change' | 'delete')[];
+  constraints: unknown;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "UsersGroupBrief".
+ */
+export interface UsersGroupBrief {
+  id: number;
+  url: string;
+  display: string;
+  name: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "UsersUserBrief".
+ */
+export interface UsersUserBrief {
+  id: number;
+  url: string;
+  display: string;
+  username: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "UsersSession".
+ */
+export interface UsersSession {
+  id: number;
+  url: string;
+  display: string;
+  key: string;
+  user: UsersUserBrief | null;
+  csrf_token: string;
+  expires: string;
+  created: string;
+  last_updated: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
  * via the `definition` "UsersToken".
  */
 export interface UsersToken {
@@ -529,16 +609,6 @@ export interface UsersToken {
 }
 /**
  * This interface was referenced by `Records`'s JSON-Schema
- * via the `definition` "UsersUserBrief".
- */
-export interface UsersUserBrief {
-  id: number;
-  url: string;
-  display: string;
-  username: string;
-}
-/**
- * This interface was referenced by `Records`'s JSON-Schema
  * via the `definition` "UsersUser".
  */
 export interface UsersUser {
@@ -554,6 +624,7 @@ export interface UsersUser {
   is_superuser: boolean;
   date_joined: string;
   last_login: string | null;
+  groups: UsersGroupBrief[];
 }
 /**
  * This interface was referenced by `Records`'s JSON-Schema
@@ -585,6 +656,33 @@ export interface IpamPrefixBrief {
   url: string;
   family: (4 | 6) | null;
   prefix: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "UsersLoginfailureBrief".
+ */
+export interface UsersLoginfailureBrief {
+  id: number;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "UsersObjectpermissionBrief".
+ */
+export interface UsersObjectpermissionBrief {
+  id: number;
+  url: string;
+  display: string;
+  name: string;
+  enabled: boolean;
+  object_types: string[];
+  actions: ('view' | 'add' | 'change' | 'delete')[];
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "UsersSessionBrief".
+ */
+export interface UsersSessionBrief {
+  id: number;
 }
 /**
  * This interface was referenced by `Records`'s JSON-Schema

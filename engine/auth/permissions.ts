@@ -1,0 +1,86 @@
+import type { Knex } from 'knex';
+import type { Registry, ResolvedModel } from '../definitions/registry-types';
+import type { Condition } from '../query/conditions';
+import { quoteIdent } from '../storage/identifiers';
+import type { Config } from '../config';
+import type { Principal } from './authenticate';
+import { constraintCondition, ConstraintError } from './constraints';
+
+export type Action = 'view' | 'add' | 'change' | 'delete';
+
+/** One enabled permission that applies to the user, directly or through a group. */
+export interface Grant {
+  actions: string[];
+  objectTypes: string[];
+  constraints: unknown;
+}
+
+/** What a caller may do with a model: nothing, or the objects matching every condition (none: all objects). */
+export type Scope = { allowed: false } | { allowed: true; conditions: Condition[] };
+
+/** The user's enabled permissions, in one query (direct grants and grants to any of their groups). */
+export async function loadGrants(db: Knex, registry: Registry, userId: number): Promise<Grant[]> {
+  const perm = registry.roles.get('permission');
+  const user = registry.roles.get('user');
+  if (!perm || !user) return [];
+  const users = perm.fields.get('users')!;
+  const groups = perm.fields.get('groups')!;
+  const membership = user.fieldList.find((f) => f.kind === 'm2m' && f.target === groups.target);
+  const viaGroup = membership
+    ? `OR EXISTS (SELECT 1 FROM ${quoteIdent(groups.joinTable!)} pg JOIN ${quoteIdent(membership.joinTable!)} ug ON ug."target_id" = pg."target_id" WHERE pg."source_id" = p."id" AND ug."source_id" = ?)`
+    : '';
+  const result = await db.raw(
+    `SELECT p."actions", p."object_types", p."constraints" FROM ${quoteIdent(perm.table)} p
+      WHERE p."enabled" AND (EXISTS (SELECT 1 FROM ${quoteIdent(users.joinTable!)} pu WHERE pu."source_id" = p."id" AND pu."target_id" = ?) ${viaGroup})`,
+    membership ? [userId, userId] : [userId],
+  );
+  return (result.rows as Array<{ actions: string[]; object_types: string[]; constraints: unknown }>).map((r) => ({
+    actions: r.actions ?? [],
+    objectTypes: r.object_types ?? [],
+    constraints: r.constraints,
+  }));
+}
+
+function exemptFromView(config: Config, model: ResolvedModel): boolean {
+  const exempt = config.exemptViewPermissions;
+  return exempt === '*' || exempt.includes(model.label);
+}
+
+/**
+ * NetBox's permission model, for any model: a superuser may do everything; exempt types may be read
+ * by anyone (unless LOGIN_REQUIRED and nobody is logged in); otherwise the action must be granted by
+ * an enabled permission, and its constraints (OR-ed across permissions) limit which objects.
+ * A model with an owner field limits non-superusers to their own objects on top of that.
+ */
+export async function scopeFor(
+  principal: Principal | null,
+  config: Config,
+  model: ResolvedModel,
+  action: Action,
+  grants: () => Promise<Grant[]>,
+): Promise<Scope> {
+  if (principal?.isSuperuser) return { allowed: true, conditions: [] };
+  const owner: Condition[] = principal && model.ownerField ? [{ sql: `"t".${quoteIdent(model.ownerField.column!)} = ?`, bindings: [principal.userId] }] : [];
+  if (action === 'view' && exemptFromView(config, model) && (principal || !config.loginRequired)) {
+    return { allowed: true, conditions: owner };
+  }
+  if (!principal) return { allowed: false };
+  const relevant = (await grants()).filter((g) => g.objectTypes.includes(model.label) && g.actions.includes(action));
+  if (!relevant.length) return { allowed: false };
+  const ors: Condition[] = [];
+  for (const g of relevant) {
+    let c: Condition | null;
+    try {
+      c = g.constraints === null || g.constraints === undefined ? null : constraintCondition(model, g.constraints, principal.userId);
+    } catch (e) {
+      // A constraint that names nothing this model has grants nothing (fail closed).
+      if (!(e instanceof ConstraintError)) throw e;
+      continue;
+    }
+    if (!c) return { allowed: true, conditions: owner };
+    ors.push(c);
+  }
+  if (!ors.length) return { allowed: false };
+  const any: Condition = { sql: ors.map((c) => `(${c.sql})`).join(' OR '), bindings: ors.flatMap((c) => c.bindings) };
+  return { allowed: true, conditions: [...owner, any] };
+}

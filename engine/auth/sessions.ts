@@ -1,0 +1,66 @@
+import crypto from 'node:crypto';
+import type { Request, Response } from 'express';
+import type { Knex } from 'knex';
+import { quoteIdent } from '../storage/identifiers';
+import type { AuthDeps, Principal } from './authenticate';
+
+export const SESSION_COOKIE = 'sessionid';
+export const CSRF_HEADER = 'x-csrftoken';
+const SESSION_DAYS = 14;
+
+/** Sessions are kept by the hash of their key, so a leaked table does not hand out logins. */
+function keyHash(key: string): string {
+  return crypto.createHash('sha256').update(key).digest('hex');
+}
+
+function sessionTable(deps: Pick<AuthDeps, 'registry'>): string {
+  const m = deps.registry.roles.get('session');
+  if (!m) throw new Error('browser sessions need a model with "role": "session"');
+  return quoteIdent(m.table);
+}
+
+export function readCookie(req: Request, name: string): string | undefined {
+  const header = req.headers.cookie;
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
+  }
+  return undefined;
+}
+
+/** The user of a valid session cookie, or null. */
+export async function sessionPrincipal(deps: AuthDeps, req: Request): Promise<Principal | null> {
+  const key = readCookie(req, SESSION_COOKIE);
+  if (!key || !/^[0-9a-f]{64}$/.test(key)) return null;
+  const users = quoteIdent(deps.registry.roles.get('user')!.table);
+  const result = await deps.knex.raw(
+    `SELECT s."csrf_token", u."id", u."username", u."is_superuser" FROM ${sessionTable(deps)} s JOIN ${users} u ON u."id" = s."user_id"
+      WHERE s."key" = ? AND s."expires" > ?::timestamptz AND u."is_active"`,
+    [keyHash(key), deps.clock.now().toISOString()],
+  );
+  const row = (result.rows as Array<{ csrf_token: string; id: number; username: string; is_superuser: boolean }>)[0];
+  if (!row) return null;
+  return { userId: row.id, username: row.username, isSuperuser: row.is_superuser, tokenId: null, writeEnabled: true, csrfToken: row.csrf_token };
+}
+
+/** Starts a session for the user: stores it and sets the cookie (HttpOnly, SameSite=Lax, Secure behind HTTPS). */
+export async function startSession(deps: AuthDeps, req: Request, res: Response, userId: number): Promise<void> {
+  const key = crypto.randomBytes(32).toString('hex');
+  const csrf = crypto.randomBytes(32).toString('hex');
+  const expires = new Date(deps.clock.now().getTime() + SESSION_DAYS * 86400_000);
+  await deps.knex.raw(`INSERT INTO ${sessionTable(deps)} ("key", "user_id", "csrf_token", "expires") VALUES (?, ?, ?, ?::timestamptz)`, [keyHash(key), userId, csrf, expires.toISOString()]);
+  res.cookie(SESSION_COOKIE, key, { httpOnly: true, sameSite: 'lax', secure: req.secure, path: '/', expires });
+}
+
+export async function endSession(deps: Pick<AuthDeps, 'registry'> & { knex: Knex }, req: Request, res: Response): Promise<void> {
+  const key = readCookie(req, SESSION_COOKIE);
+  if (key) await deps.knex.raw(`DELETE FROM ${sessionTable(deps)} WHERE "key" = ?`, [keyHash(key)]);
+  res.clearCookie(SESSION_COOKIE, { path: '/' });
+}
+
+/** Constant-time comparison of a presented CSRF token with the session's. */
+export function csrfMatches(expected: string | undefined, presented: unknown): boolean {
+  if (!expected || typeof presented !== 'string' || presented.length !== expected.length) return false;
+  return crypto.timingSafeEqual(Buffer.from(expected), Buffer.from(presented));
+}
