@@ -17,6 +17,8 @@ const computed: Record<string, (row: RowValues, from: readonly string[]) => unkn
 };
 
 const display: Record<string, (row: RowValues) => string> = {
+  /** A cable end as NetBox shows it: the end and the object it attaches. */
+  cable_termination_display: (row) => `${String(row.cable_end ?? '')}: ${String(row.termination_type ?? '')}:${String(row.termination_id ?? '')}`,
   /** The label when there is one, else the name made readable (NetBox's custom field display). */
   label_or_name: (row) => {
     if (row.label) return String(row.label);

@@ -31,8 +31,17 @@ export interface ResolvedField {
   target?: ResolvedModel;
   /** generic_fk: the allowed types (only those defined), or 'any'. Columns `<name>_type` and `<name>_id`. */
   genericTargets?: ResolvedModel[] | 'any';
+  /** generic_fk: the columns (and API fields) holding the type label and the id. */
+  typeColumn?: string;
+  idColumn?: string;
   /** m2m and tags: the join table (source_id, target_id). */
   joinTable?: string;
+  /** children: rows of another model attached to this object, each naming an object through its generic relation. */
+  children?: { model: ResolvedModel; via: ResolvedField; generic: ResolvedField; where: Record<string, string | number | boolean> };
+  /** reverse_generic and link_peers: the rows of another model whose generic relation points at this object. */
+  reverse?: { model: ResolvedModel; via: ResolvedField; pick?: ResolvedField; group?: ResolvedField; side?: ResolvedField };
+  /** alias: the field whose value this one repeats (read-only). */
+  aliasOf?: ResolvedField;
   /** count: the counted model and its fk pointing here. */
   countOf?: { model: ResolvedModel; via: ResolvedField };
 }
@@ -47,6 +56,8 @@ export interface UniqueSet {
   message?: string;
   nullsDistinct: boolean;
   constraint: string;
+  /** Columns that must be set for the rule to apply (a partial unique index). */
+  whenNotNull: string[];
 }
 
 export interface ResolvedModel {

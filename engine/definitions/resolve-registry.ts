@@ -4,12 +4,13 @@ import { DefinitionError } from './definition-error';
 import type { LoadedDefinition } from './load-definitions';
 import { sqlName } from '../storage/identifiers';
 import { hasNamedFunction, hasListAction } from './named-functions';
+import { hasValidator } from '../validation/named-validators';
 
 /** Fields every model has whether or not its file names them. */
 export const IMPLICIT_FIELDS = ['id', 'url', 'display'] as const;
 
 /** Fields that hold no column of their own. */
-const COLUMNLESS: ReadonlySet<string> = new Set(['computed', 'tags', 'm2m', 'count', 'generic_fk']);
+const COLUMNLESS: ReadonlySet<string> = new Set(['computed', 'tags', 'm2m', 'count', 'generic_fk', 'alias', 'config_context', 'children', 'reverse_generic', 'link_peers']);
 
 function labelFor(name: string): string {
   const words = name.replace(/_id$/, '').split('_').filter(Boolean);
@@ -45,7 +46,7 @@ export function resolveRegistry(loaded: LoadedDefinition[]): Registry {
     resolveFields(model, registry, files.get(model.label)!);
   }
   for (const model of registry.models.values()) {
-    resolveModelLists(model, files.get(model.label)!);
+    resolveModelLists(model, files.get(model.label)!, registry);
   }
   for (const [role, model] of registry.roles) checkRoleContract(role, model, files.get(model.label)!);
   return registry;
@@ -106,7 +107,7 @@ function resolveFields(model: ResolvedModel, registry: Registry, file: string): 
       column: COLUMNLESS.has(f.type) ? null : f.type === 'fk' ? `${name}_id` : name,
       nullable: f.null === true,
       required: f.required === true,
-      readOnly: f.read_only === true || f.type === 'computed' || f.type === 'count',
+      readOnly: f.read_only === true || ['computed', 'count', 'alias', 'config_context', 'reverse_generic', 'link_peers'].includes(f.type),
       writeOnly: f.write_only === true || f.type === 'password',
       array: f.array === true,
     };
@@ -135,6 +136,8 @@ function resolveFields(model: ResolvedModel, registry: Registry, file: string): 
       }
     }
     if (f.type === 'generic_fk') {
+      field.typeColumn = f.type_field ?? `${name}_type`;
+      field.idColumn = f.id_field ?? `${name}_id`;
       const to = f.to;
       if (to === '*' || (Array.isArray(to) && to.includes('*'))) field.genericTargets = 'any';
       else if (Array.isArray(to)) field.genericTargets = to.map((l) => registry.models.get(l)).filter((m): m is ResolvedModel => !!m);
@@ -147,6 +150,9 @@ function resolveFields(model: ResolvedModel, registry: Registry, file: string): 
     }
     if (f.type === 'computed' && (!f.fn || !hasNamedFunction('computed', f.fn))) {
       throw new DefinitionError(file, `${at}/fn`, `unknown computed function "${f.fn ?? ''}"`);
+    }
+    for (const [i, v] of (f.validators ?? []).entries()) {
+      if (!hasValidator(v)) throw new DefinitionError(file, `${at}/validators/${i}`, `unknown validator "${v}"`);
     }
     if (f.default_fn && !hasNamedFunction('default', f.default_fn)) {
       throw new DefinitionError(file, `${at}/default_fn`, `unknown default function "${f.default_fn}"`);
@@ -163,13 +169,25 @@ function resolveFields(model: ResolvedModel, registry: Registry, file: string): 
   }
 }
 
-function resolveModelLists(model: ResolvedModel, file: string): void {
+/** Whether a dotted path of relations (fk, m2m, tags) from the model ends at the given model. */
+function pathTarget(model: ResolvedModel, path: string, target: ResolvedModel): boolean {
+  let current: ResolvedModel | undefined = model;
+  for (const part of path.split('.')) {
+    const f: ResolvedField | undefined = current?.fields.get(part);
+    if (!f || !f.target || !['fk', 'm2m', 'tags'].includes(f.kind)) return false;
+    current = f.target;
+  }
+  return current === target;
+}
+
+function resolveModelLists(model: ResolvedModel, file: string, registry: Registry): void {
   const def = model.def;
   const known = (name: string) =>
     model.fields.has(name) ||
     (IMPLICIT_FIELDS as readonly string[]).includes(name) ||
     (model.timestamps !== false && (name === 'created' || name === 'last_updated')) ||
-    (model.tree && name === '_depth');
+    (model.tree && name === '_depth') ||
+    model.fieldList.some((f) => f.kind === 'generic_fk' && (f.typeColumn === name || f.idColumn === name));
 
   for (const field of model.fieldList) {
     if (field.kind === 'count' && field.countOf) {
@@ -178,6 +196,51 @@ function resolveModelLists(model: ResolvedModel, file: string): void {
         throw new DefinitionError(file, `/fields/${field.name}/via`, `"${field.def.via ?? ''}" is not a foreign key of ${field.countOf.model.label} to ${model.label}`);
       }
       field.countOf.via = via;
+    }
+    if (field.kind === 'children' || field.kind === 'reverse_generic' || field.kind === 'link_peers') {
+      const at = `/fields/${field.name}`;
+      const of = registry.models.get(field.def.of ?? '');
+      if (!of) throw new DefinitionError(file, `${at}/of`, `unknown model "${field.def.of ?? ''}"`);
+      const via = of.fields.get(field.def.via ?? '');
+      const sub = (name: string | undefined, key: string) => {
+        const f = name ? of.fields.get(name) : undefined;
+        if (name && !f) throw new DefinitionError(file, `${at}/${key}`, `${of.label} has no field "${name}"`);
+        return f;
+      };
+      if (field.kind === 'children') {
+        if (!via || via.kind !== 'fk' || via.target !== model) throw new DefinitionError(file, `${at}/via`, `"${field.def.via ?? ''}" is not a foreign key of ${of.label} to ${model.label}`);
+        const generic = sub(field.def.generic, 'generic');
+        if (!generic || generic.kind !== 'generic_fk') throw new DefinitionError(file, `${at}/generic`, `"${field.def.generic ?? ''}" is not a generic relation of ${of.label}`);
+        const where: Record<string, string | number | boolean> = {};
+        for (const [k, v] of Object.entries(field.def.where ?? {})) {
+          const f = sub(k, `where/${k}`)!;
+          if (!f.column) throw new DefinitionError(file, `${at}/where/${k}`, `"${k}" is not stored`);
+          where[f.column] = v;
+        }
+        field.children = { model: of, via, generic, where };
+      } else {
+        if (!via || via.kind !== 'generic_fk') throw new DefinitionError(file, `${at}/via`, `"${field.def.via ?? ''}" is not a generic relation of ${of.label}`);
+        field.reverse = { model: of, via, pick: sub(field.def.pick, 'pick'), group: sub(field.def.group, 'group'), side: sub(field.def.side, 'side') };
+        if (field.kind === 'link_peers' && (!field.reverse.group?.column || !field.reverse.side?.column)) {
+          throw new DefinitionError(file, at, 'link_peers needs "group" and "side" fields');
+        }
+      }
+    }
+    if (field.kind === 'alias') {
+      const of = model.fields.get(field.def.of ?? '');
+      if (!of || of.kind === 'alias') throw new DefinitionError(file, `/fields/${field.name}/of`, `"${field.def.of ?? ''}" is not a field of ${model.label}`);
+      field.aliasOf = of;
+    }
+    if (field.kind === 'config_context') {
+      const cc = registry.roles.get('config_context');
+      if (!cc) throw new DefinitionError(file, `/fields/${field.name}`, 'config_context needs a model with "role": "config_context"');
+      for (const [assign, path] of Object.entries(field.def.match ?? {})) {
+        const f = cc.fields.get(assign);
+        if (!f || f.kind !== 'm2m') throw new DefinitionError(file, `/fields/${field.name}/match/${assign}`, `${cc.label} has no many-to-many field "${assign}"`);
+        if (!pathTarget(model, path, f.target!)) throw new DefinitionError(file, `/fields/${field.name}/match/${assign}`, `"${path}" does not lead to ${f.target!.label}`);
+      }
+      const local = field.def.local ? model.fields.get(field.def.local) : undefined;
+      if (field.def.local && local?.kind !== 'json') throw new DefinitionError(file, `/fields/${field.name}/local`, `"${field.def.local}" is not a json field`);
     }
     if (field.kind === 'computed') {
       for (const src of field.def.from ?? []) {
@@ -216,16 +279,17 @@ function resolveModelLists(model: ResolvedModel, file: string): void {
   for (const field of model.fieldList) {
     if (field.def.unique) {
       if (!field.column) throw new DefinitionError(file, `/fields/${field.name}/unique`, 'only stored fields can be unique');
-      model.uniques.push({ fields: [field.name], message: field.def.unique_message, nullsDistinct: true, constraint: sqlName(model.table, field.column, 'key') });
+      model.uniques.push({ fields: [field.name], message: field.def.unique_message, nullsDistinct: true, constraint: sqlName(model.table, field.column, 'key'), whenNotNull: [] });
     }
   }
   (def.unique_together ?? []).forEach((u, i) => {
-    const spec = Array.isArray(u) ? { fields: u, message: undefined, nulls_distinct: true } : u;
+    const spec = Array.isArray(u) ? { fields: u, message: undefined, nulls_distinct: true, when_not_null: [] as string[] } : u;
     spec.fields.forEach((name, j) => {
       if (!storedColumns(model, name).length) throw new DefinitionError(file, `/unique_together/${i}/${Array.isArray(u) ? j : `fields/${j}`}`, `"${name}" is not a stored field`);
     });
     const columns = spec.fields.flatMap((n) => storedColumns(model, n));
-    model.uniques.push({ fields: spec.fields, message: spec.message, nullsDistinct: spec.nulls_distinct !== false, constraint: sqlName(model.table, ...columns, 'uniq') });
+    const whenNotNull = (spec.when_not_null ?? []).flatMap((n) => storedColumns(model, n));
+    model.uniques.push({ fields: spec.fields, message: spec.message, nullsDistinct: spec.nulls_distinct !== false, constraint: sqlName(model.table, ...columns, 'uniq'), whenNotNull });
   });
 }
 
@@ -233,7 +297,7 @@ function resolveModelLists(model: ResolvedModel, file: string): void {
 export function storedColumns(model: ResolvedModel, name: string): string[] {
   const f = model.fields.get(name);
   if (!f) return [];
-  if (f.kind === 'generic_fk') return [`${name}_type`, `${name}_id`];
+  if (f.kind === 'generic_fk') return [f.typeColumn!, f.idColumn!];
   return f.column ? [f.column] : [];
 }
 
@@ -262,6 +326,7 @@ const ROLE_CONTRACTS: Record<ModelRole, Record<string, FieldKind[]>> = {
   permission: { enabled: ['boolean'], object_types: ['string'], actions: ['choice'], constraints: ['json'], users: ['m2m'], groups: ['m2m'] },
   session: { key: ['string'], user: ['fk'], csrf_token: ['string'], expires: ['datetime'] },
   login_failure: { username: ['string'], address: ['string'] },
+  config_context: { name: ['string'], weight: ['positive_integer', 'integer'], is_active: ['boolean'], data: ['json'] },
 };
 
 function checkRoleContract(role: ModelRole, model: ResolvedModel, file: string): void {

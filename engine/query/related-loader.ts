@@ -2,6 +2,8 @@ import type { Knex } from 'knex';
 import type { Registry, ResolvedField, ResolvedModel } from '../definitions/registry-types';
 import { quoteIdent } from '../storage/identifiers';
 import { rowSelectList, type Row } from './row-columns';
+import { renderConfigContexts } from './config-context-loader';
+import { loadChildren, loadPeers, loadReverse, type GenericRef } from './link-loader';
 
 export type Form = 'full' | 'brief';
 
@@ -15,6 +17,16 @@ export class RelatedData {
   readonly counts = new Map<string, Map<number, number>>();
   /** model label -> id -> depth in its tree */
   readonly depths = new Map<string, Map<number, number>>();
+  /** rendered field (model.field) -> id -> value, e.g. config_context */
+  readonly rendered = new Map<string, Map<number, unknown>>();
+  /** children field (model.field) -> parent id -> attached objects */
+  readonly children = new Map<string, Map<number, GenericRef[]>>();
+  /** reverse_generic field (model.field) -> id -> the row pointing at it */
+  readonly reverse = new Map<string, Map<number, Row>>();
+  /** rows pointing at objects, shared by the fields that read them */
+  readonly reverseRows = new Map<string, { asked: Set<number>; rows: Map<number, Row> }>();
+  /** link_peers field (model.field) -> which objects are linked, and their peers */
+  readonly peers = new Map<string, { linked: Set<number>; peers: Map<number, GenericRef[]> }>();
 
   row(model: ResolvedModel, id: number): Row | undefined {
     return this.rows.get(model.label)?.get(id);
@@ -63,19 +75,29 @@ export async function loadRelated(
     for (const group of level) {
       if (!group.rows.length) continue;
       const ids = group.rows.map((r) => r.id);
-      for (const field of fieldsOfForm(group.model, group.form)) {
-        if (omit.has(field.name) && group.model === model) continue;
+      for (const shown of fieldsOfForm(group.model, group.form)) {
+        if (omit.has(shown.name) && group.model === model) continue;
+        // An alias loads what the field it repeats needs.
+        const field = shown.aliasOf ?? shown;
         if (field.kind === 'fk' && field.target) {
           for (const r of group.rows) want(field.target, r[field.column!]);
         } else if (field.kind === 'generic_fk') {
           for (const r of group.rows) {
-            const target = registry.models.get(String(r[`${field.name}_type`]));
-            if (target) want(target, r[`${field.name}_id`]);
+            const target = registry.models.get(String(r[field.typeColumn!]));
+            if (target) want(target, r[field.idColumn!]);
           }
         } else if ((field.kind === 'tags' || field.kind === 'm2m') && field.target && field.joinTable) {
           await loadLinks(db, data, field, ids, want);
         } else if (field.kind === 'count' && field.countOf) {
           await loadCounts(db, data, field, ids);
+        } else if (field.kind === 'children') {
+          await loadChildren(db, registry, data, group.model, field, ids, want);
+        } else if (field.kind === 'reverse_generic') {
+          await loadReverse(db, data, group.model, field, ids, want);
+        } else if (field.kind === 'link_peers') {
+          await loadPeers(db, registry, data, group.model, field, ids, want);
+        } else if (field.kind === 'config_context') {
+          data.rendered.set(`${group.model.label}.${field.name}`, await renderConfigContexts(db, registry, group.model, field, group.rows));
         }
       }
       if (showsDepth(group.model, group.form)) await loadDepths(db, data, group.model, ids);

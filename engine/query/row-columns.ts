@@ -15,7 +15,7 @@ export function rowSelectList(model: ResolvedModel, alias: string): string {
   const cols: string[] = [`${a}."id"`];
   for (const field of model.fieldList) {
     if (field.kind === 'generic_fk') {
-      cols.push(`${a}.${quoteIdent(`${field.name}_type`)}`, `${a}.${quoteIdent(`${field.name}_id`)}`);
+      cols.push(`${a}.${quoteIdent(field.typeColumn!)}`, `${a}.${quoteIdent(field.idColumn!)}`);
       continue;
     }
     if (!field.column || field.kind === 'password') continue;

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { ResolvedModel } from '../definitions/registry-types';
 import { prepareWrite, type WriteMode } from '../validation/prepare-write';
 import { ValidationError, type FieldErrors } from '../validation/field-errors';
-import { insertRow, setLinks, updateRow, existingIds } from '../storage/write-rows';
+import { insertRow, setLinks, updateRow, existingIds, setChildren, childConstraintErrors } from '../storage/write-rows';
 import { deleteObjects, protectedMessage, protectingObjects } from '../storage/delete-objects';
 import { asPgError, constraintErrors, FK_VIOLATION, RESTRICT_VIOLATION } from '../storage/db-errors';
 import { readByIds } from '../query/read-objects';
@@ -12,6 +12,8 @@ import { HttpError, notFound, permissionDenied } from './http-error';
 import { andAll, type Condition } from '../query/conditions';
 import { quoteIdent } from '../storage/identifiers';
 import { parsePk } from '../validation/resolve-related';
+import { runFieldValidators } from '../validation/named-validators';
+import { afterWrite, beforeDelete } from '../storage/role-hooks';
 
 type Trx = Knex.Transaction;
 
@@ -19,7 +21,7 @@ type Trx = Knex.Transaction;
 async function writeOne(ctx: CallContext, trx: Trx, model: ResolvedModel, body: unknown, mode: WriteMode, id?: number): Promise<number | FieldErrors> {
   const prepared = await prepareWrite(trx, ctx.registry, model, body, mode);
   if (!prepared.ok) return prepared.errors;
-  const { columns, links } = prepared.write;
+  const { columns, links, children, mergeColumns } = prepared.write;
   if (id !== undefined && model.tree && 'parent_id' in columns) {
     const problem = await checkTreeParent(trx, model, id, columns.parent_id as number | null);
     if (problem) return { parent: [problem] };
@@ -28,13 +30,19 @@ async function writeOne(ctx: CallContext, trx: Trx, model: ResolvedModel, body: 
     await trx.raw('SAVEPOINT patchbay_write');
     let target = id;
     if (target === undefined) target = await insertRow(trx, model, columns);
-    else if (Object.keys(columns).length || links.size) await updateRow(trx, model, target, columns);
+    else if (Object.keys(columns).length || links.size || children.size) await updateRow(trx, model, target, columns, mergeColumns);
     for (const [table, ids] of links) await setLinks(trx, table, target, ids);
+    for (const [field, refs] of children) await setChildren(trx, field, target, refs);
+    const invalid = await runFieldValidators(trx, ctx.registry, model, target, columns);
+    if (Object.keys(invalid).length) {
+      await trx.raw('ROLLBACK TO SAVEPOINT patchbay_write');
+      return invalid;
+    }
     await trx.raw('RELEASE SAVEPOINT patchbay_write');
     return target;
   } catch (e) {
     const pg = asPgError(e);
-    const errors = pg ? constraintErrors(ctx.registry, model, pg) : null;
+    const errors = pg ? constraintErrors(ctx.registry, model, pg) ?? childConstraintErrors(model, pg) : null;
     if (!errors) throw e;
     await trx.raw('ROLLBACK TO SAVEPOINT patchbay_write');
     return errors;
@@ -100,6 +108,7 @@ export async function createObjects(ctx: CallContext, model: ResolvedModel, body
   return inTransaction(ctx, async (trx) => {
     const results = await writeAll(ctx, trx, model, items.map((item) => ({ item: withOwner(ctx, model, item), mode: 'create' as const })), many);
     await requireWithin(trx, model, results, addScope);
+    await afterWrite(trx, ctx.registry, model, results);
     const reps = await readByIds(trx, ctx.registry, ctx.serializer.revealing(), model, results);
     if (many) return { body: reps };
     return { body: reps[0], location: ctx.serializer.url(model, results[0]!) };
@@ -131,6 +140,7 @@ export async function updateObject(ctx: CallContext, model: ResolvedModel, id: n
     await requireTargets(trx, model, [id], scopes, true);
     await writeAll(ctx, trx, model, [{ item: body, mode, id }], false);
     await requireWithin(trx, model, [id], scopes.act);
+    await afterWrite(trx, ctx.registry, model, [id]);
     const [rep] = await readByIds(trx, ctx.registry, ctx.serializer, model, [id]);
     return rep;
   });
@@ -170,6 +180,7 @@ export async function bulkUpdate(ctx: CallContext, model: ResolvedModel, body: u
     });
     await writeAll(ctx, trx, model, work, true);
     await requireWithin(trx, model, ids, scopes.act);
+    await afterWrite(trx, ctx.registry, model, ids);
     return readByIds(trx, ctx.registry, ctx.serializer, model, ids);
   });
 }
@@ -179,6 +190,7 @@ export async function deleteByIds(ctx: CallContext, model: ResolvedModel, ids: n
   try {
     await inTransaction(ctx, async (trx) => {
       await requireTargets(trx, model, ids, scopes, single);
+      await beforeDelete(trx, ctx.registry, model, ids);
       const deleted = await deleteObjects(trx, ctx.registry, model, ids);
       if (single && !deleted.length) throw notFound();
       if (!single && deleted.length < ids.length) {

@@ -38,8 +38,8 @@ export function representationSchema(model: ResolvedModel, form: Form, ref: (m: 
       continue;
     }
     if (f.kind === 'generic_fk' && form === 'full') {
-      properties[`${f.name}_type`] = { type: ['string', 'null'] };
-      properties[`${f.name}_id`] = { type: ['integer', 'null'] };
+      properties[f.typeColumn!] = { type: ['string', 'null'] };
+      properties[f.idColumn!] = { type: ['integer', 'null'] };
     }
     properties[name] = fieldSchema(f, form, ref);
   }
@@ -63,7 +63,26 @@ function scalar(f: ResolvedField): JsonSchema {
   }
 }
 
+const GENERIC_NESTED: JsonSchema = { type: 'object', properties: { id: { type: 'integer' }, url: { type: 'string' }, display: { type: 'string' } }, required: ['id', 'url'] };
+
 function fieldSchema(f: ResolvedField, form: Form, ref: (m: ResolvedModel) => string): JsonSchema {
+  if (f.kind === 'alias') return fieldSchema(f.aliasOf!, form, ref);
+  if (f.kind === 'config_context') return { type: 'object' };
+  if (f.kind === 'children') {
+    return { type: 'array', items: { type: 'object', required: ['object_type', 'object_id', 'object'], properties: { object_type: { type: 'string' }, object_id: { type: 'integer' }, object: nullable(GENERIC_NESTED) } } };
+  }
+  if (f.kind === 'reverse_generic') {
+    const pick = f.reverse!.pick;
+    if (f.def.as === 'exists') return { type: 'boolean' };
+    if (pick?.kind === 'fk') return nullable({ $ref: ref(pick.target!) });
+    return pick ? { type: ['string', 'integer', 'null'] } : { type: ['integer', 'null'] };
+  }
+  if (f.kind === 'link_peers') {
+    if (f.def.as === 'type') return { type: ['string', 'null'] };
+    if (f.def.as === 'reachable') return { type: ['boolean', 'null'] };
+    if (f.def.as === 'status') return nullable({ type: 'object', required: ['value', 'label'], properties: { value: { type: 'boolean' }, label: { type: 'string' } } });
+    return { type: 'array', items: GENERIC_NESTED };
+  }
   if (f.kind === 'fk') return nullable({ $ref: ref(f.target!) });
   if (f.kind === 'tags' || f.kind === 'm2m') return { type: 'array', items: { $ref: ref(f.target!) } };
   if (f.kind === 'generic_fk') return nullable({ type: 'object', properties: { id: { type: 'integer' }, url: { type: 'string' }, display: { type: 'string' } }, required: ['id', 'url', 'display'] });

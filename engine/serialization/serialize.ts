@@ -47,7 +47,8 @@ export class Serializer {
         case '_depth':
           return data.depths.get(model.label)?.get(row.id) ?? 0;
         default:
-          return undefined;
+          // The type or id half of a generic relation, named on its own (a brief form may show it).
+          return model.fieldList.some((f) => f.typeColumn === name || f.idColumn === name) ? (row[name] ?? null) : undefined;
       }
     };
     if (names) {
@@ -63,8 +64,8 @@ export class Serializer {
     if (model.tree) put('_depth', () => implicit('_depth'));
     for (const f of fields) {
       if (f.kind === 'generic_fk') {
-        put(`${f.name}_type`, () => row[`${f.name}_type`] ?? null);
-        put(`${f.name}_id`, () => row[`${f.name}_id`] ?? null);
+        put(f.typeColumn!, () => row[f.typeColumn!] ?? null);
+        put(f.idColumn!, () => row[f.idColumn!] ?? null);
       }
       put(f.name, () => this.value(f, row, 'full', data));
     }
@@ -75,6 +76,11 @@ export class Serializer {
     return out;
   }
 
+  private nestedOf(label: string, id: number, data: RelatedData): Representation | null {
+    const model = this.registry.models.get(label);
+    return model ? this.nested(model, id, data) : null;
+  }
+
   private nested(model: ResolvedModel, id: unknown, data: RelatedData): Representation | null {
     if (typeof id !== 'number') return null;
     const row = data.row(model, id);
@@ -83,11 +89,44 @@ export class Serializer {
 
   private value(f: ResolvedField, row: Row, form: Form, data: RelatedData): unknown {
     switch (f.kind) {
+      case 'alias':
+        return this.value(f.aliasOf!, row, form, data);
+      case 'children':
+        return (data.children.get(`${f.model.label}.${f.name}`)?.get(row.id) ?? []).map((ref) => ({
+          object_type: ref.type,
+          object_id: ref.id,
+          object: this.nestedOf(ref.type, ref.id, data),
+        }));
+      case 'reverse_generic': {
+        const pointing = data.reverse.get(`${f.model.label}.${f.name}`)?.get(row.id);
+        if (f.def.as === 'exists') return !!pointing;
+        const pick = f.reverse!.pick;
+        if (!pick) return pointing ? pointing.id : null;
+        if (pick.kind === 'fk') return pointing ? this.nested(pick.target!, pointing[pick.column!], data) : null;
+        const v = pointing?.[pick.column!];
+        return v ?? (pick.nullable ? null : '');
+      }
+      case 'link_peers': {
+        const link = data.peers.get(`${f.model.label}.${f.name}`);
+        const peers = link?.peers.get(row.id) ?? [];
+        switch (f.def.as) {
+          case 'type':
+            return peers[0]?.type ?? null;
+          case 'reachable':
+            return peers.length ? true : null;
+          case 'status':
+            return link?.linked.has(row.id) ? { value: peers.length > 0, label: peers.length ? 'Connected' : 'Not Connected' } : null;
+          default:
+            return peers.map((p) => this.nestedOf(p.type, p.id, data));
+        }
+      }
+      case 'config_context':
+        return data.rendered.get(`${f.model.label}.${f.name}`)?.get(row.id) ?? {};
       case 'fk':
         return this.nested(f.target!, row[f.column!], data);
       case 'generic_fk': {
-        const target = this.registry.models.get(String(row[`${f.name}_type`]));
-        return target ? this.nested(target, row[`${f.name}_id`], data) : null;
+        const target = this.registry.models.get(String(row[f.typeColumn!]));
+        return target ? this.nested(target, row[f.idColumn!], data) : null;
       }
       case 'tags':
       case 'm2m': {

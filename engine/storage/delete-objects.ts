@@ -25,10 +25,33 @@ function genericDependents(registry: Registry, model: ResolvedModel): ResolvedFi
  */
 export async function deleteObjects(db: Db, registry: Registry, model: ResolvedModel, ids: number[], depth = 0): Promise<number[]> {
   if (depth > 10 || !ids.length) return [];
+  await releaseGenericDependents(db, registry, model, ids, depth);
+  return deleteRows(db, model, ids);
+}
+
+/** Whether deleting this model's rows (and what the database cascades to) can leave generic references behind. */
+function reachesGeneric(registry: Registry, model: ResolvedModel, seen = new Set<ResolvedModel>()): boolean {
+  if (seen.has(model)) return false;
+  seen.add(model);
+  if (genericDependents(registry, model).length) return true;
+  return model.reverse.some((rel) => rel.def.on_delete === 'cascade' && reachesGeneric(registry, rel.model, seen));
+}
+
+/**
+ * Applies generic relations' on_delete for the rows about to go, and for the rows the database will
+ * cascade to (a device's interfaces take their cable terminations and IP assignments with them).
+ */
+async function releaseGenericDependents(db: Db, registry: Registry, model: ResolvedModel, ids: number[], depth: number): Promise<void> {
+  if (depth > 10 || !ids.length) return;
+  for (const rel of model.reverse) {
+    if (rel.def.on_delete !== 'cascade' || rel.model === model || !reachesGeneric(registry, rel.model)) continue;
+    const result = await db.raw(`SELECT "id" FROM ${quoteIdent(rel.model.table)} WHERE ${quoteIdent(rel.column!)} = ANY(?)`, [ids]);
+    await releaseGenericDependents(db, registry, rel.model, (result.rows as Array<{ id: number }>).map((r) => r.id), depth + 1);
+  }
   for (const f of genericDependents(registry, model)) {
     const t = quoteIdent(f.model.table);
-    const typeCol = quoteIdent(`${f.name}_type`);
-    const idCol = quoteIdent(`${f.name}_id`);
+    const typeCol = quoteIdent(f.typeColumn!);
+    const idCol = quoteIdent(f.idColumn!);
     if (f.def.on_delete === 'cascade') {
       const result = await db.raw(`SELECT "id" FROM ${t} WHERE ${typeCol} = ? AND ${idCol} = ANY(?)`, [model.label, ids]);
       const childIds = (result.rows as Array<{ id: number }>).map((r) => r.id);
@@ -37,7 +60,6 @@ export async function deleteObjects(db: Db, registry: Registry, model: ResolvedM
       await db.raw(`UPDATE ${t} SET ${typeCol} = NULL, ${idCol} = NULL WHERE ${typeCol} = ? AND ${idCol} = ANY(?)`, [model.label, ids]);
     }
   }
-  return deleteRows(db, model, ids);
 }
 
 /**

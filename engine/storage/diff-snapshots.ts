@@ -152,7 +152,14 @@ function sameUnique(a: UniqueSpec, b: UniqueSpec): boolean {
 }
 
 function sameIndex(a: IndexSpec, b: IndexSpec): boolean {
-  return sameList(a.columns, b.columns) && (a.method ?? 'btree') === (b.method ?? 'btree') && a.opclass === b.opclass;
+  return (
+    sameList(a.columns, b.columns) &&
+    (a.method ?? 'btree') === (b.method ?? 'btree') &&
+    a.opclass === b.opclass &&
+    !!a.unique === !!b.unique &&
+    (a.nullsDistinct ?? true) === (b.nullsDistinct ?? true) &&
+    sameList(a.whereNotNull ?? [], b.whereNotNull ?? [])
+  );
 }
 
 function sameForeignKey(a: ForeignKeySpec, b: ForeignKeySpec): boolean {

@@ -40,7 +40,7 @@ function renderChange(c: SchemaChange): string[] {
     case 'drop_foreign_key':
       return [`ALTER TABLE ${q(c.table)} DROP CONSTRAINT ${q(c.name)}`];
     case 'add_index':
-      return [`CREATE INDEX ${q(c.name)} ON ${q(c.table)} ${indexClause(c.spec)}`];
+      return [`CREATE ${c.spec.unique ? 'UNIQUE ' : ''}INDEX ${q(c.name)} ON ${q(c.table)} ${indexClause(c.spec)}`];
     case 'drop_index':
       return [`DROP INDEX ${q(c.name)}`];
   }
@@ -100,7 +100,10 @@ function foreignKeyClause(spec: ForeignKeySpec): string {
 function indexClause(spec: IndexSpec): string {
   const opclass = spec.opclass ? ` ${bareWord(spec.opclass)}` : '';
   const columns = spec.columns.map((col) => `${q(col)}${opclass}`).join(', ');
-  return spec.method === 'gist' ? `USING gist (${columns})` : `(${columns})`;
+  let clause = spec.method === 'gist' ? `USING gist (${columns})` : `(${columns})`;
+  if (spec.unique && spec.nullsDistinct === false) clause += ' NULLS NOT DISTINCT';
+  if (spec.whereNotNull?.length) clause += ` WHERE ${spec.whereNotNull.map((col) => `${q(col)} IS NOT NULL`).join(' AND ')}`;
+  return clause;
 }
 
 /** Operator classes are written bare, as PostgreSQL prints them; only plain names are allowed. */

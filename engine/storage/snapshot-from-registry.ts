@@ -31,9 +31,9 @@ function modelTable(model: ResolvedModel): TableSpec {
   };
   for (const field of model.fieldList) {
     if (field.kind === 'generic_fk') {
-      t.columns[`${field.name}_type`] = { type: 'varchar(100)', nullable: true };
-      t.columns[`${field.name}_id`] = { type: 'bigint', nullable: true };
-      t.indexes[sqlName(model.table, field.name, 'idx')] = { columns: [`${field.name}_type`, `${field.name}_id`] };
+      t.columns[field.typeColumn!] = { type: 'varchar(100)', nullable: true };
+      t.columns[field.idColumn!] = { type: 'bigint', nullable: true };
+      t.indexes[sqlName(model.table, field.name, 'idx')] = { columns: [field.typeColumn!, field.idColumn!] };
       continue;
     }
     if (!field.column) continue;
@@ -58,7 +58,10 @@ function modelTable(model: ResolvedModel): TableSpec {
     t.columns.last_updated = { type: 'timestamptz', nullable: false, default: 'now()' };
   }
   for (const u of model.uniques) {
-    t.uniques[u.constraint] = { columns: u.fields.flatMap((n) => storedColumns(model, n)), nullsDistinct: u.nullsDistinct };
+    const columns = u.fields.flatMap((n) => storedColumns(model, n));
+    // A rule that applies only where some fields are set is a partial unique index, not a constraint.
+    if (u.whenNotNull.length) t.indexes[u.constraint] = { columns, unique: true, nullsDistinct: u.nullsDistinct, whereNotNull: u.whenNotNull };
+    else t.uniques[u.constraint] = { columns, nullsDistinct: u.nullsDistinct };
   }
   return t;
 }

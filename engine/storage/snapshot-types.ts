@@ -51,4 +51,10 @@ export interface IndexSpec {
   /** btree by default; gist with inet_ops for containment lookups on inet/cidr columns. */
   method?: 'btree' | 'gist';
   opclass?: string;
+  /** A unique index: a uniqueness rule that holds only where some columns are set (partial). */
+  unique?: boolean;
+  /** false: NULLs compare equal (NULLS NOT DISTINCT). */
+  nullsDistinct?: boolean;
+  /** Index only the rows where these columns are not null. */
+  whereNotNull?: string[];
 }

@@ -4,7 +4,8 @@ export type IpParse = { ok: true; value: string } | { ok: false; message: string
 
 function parseAddress(text: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
   if (ipaddr.IPv4.isValidFourPartDecimal(text)) return ipaddr.IPv4.parse(text);
-  if (text.includes(':') && ipaddr.IPv6.isValid(text)) return ipaddr.IPv6.parse(text);
+  // A zone index (fe80::1%eth0) parses in ipaddr.js but neither inet nor cidr stores one: refuse it here.
+  if (text.includes(':') && !text.includes('%') && ipaddr.IPv6.isValid(text)) return ipaddr.IPv6.parse(text);
   return null;
 }
 

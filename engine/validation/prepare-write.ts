@@ -7,6 +7,7 @@ import { normalizeCidr, normalizeInet, normalizeMac } from './ip-values';
 import { missingIds, resolveRelated } from './resolve-related';
 import { findBadString } from './string-hygiene';
 import { hashPassword } from '../auth/passwords';
+import { prepareCustomFields } from './custom-field-values';
 
 export type WriteMode = 'create' | 'put' | 'patch';
 
@@ -14,6 +15,10 @@ export type WriteMode = 'create' | 'put' | 'patch';
 export interface PreparedWrite {
   columns: Record<string, unknown>;
   links: Map<string, number[]>;
+  /** children fields: the complete list of attached objects each should hold. */
+  children: Map<ResolvedField, Array<{ type: string; id: number }>>;
+  /** JSON columns whose written object is merged into the stored one rather than replacing it. */
+  mergeColumns: string[];
 }
 
 export type Prepared = { ok: true; write: PreparedWrite } | { ok: false; errors: FieldErrors };
@@ -32,7 +37,7 @@ function writableNames(model: ResolvedModel): Set<string> {
   const names = new Set<string>();
   for (const f of model.fieldList) {
     if (f.readOnly) continue;
-    if (f.kind === 'generic_fk') names.add(`${f.name}_type`).add(`${f.name}_id`);
+    if (f.kind === 'generic_fk') names.add(f.typeColumn!).add(f.idColumn!);
     else names.add(f.name);
   }
   return names;
@@ -78,10 +83,28 @@ export async function prepareWrite(
 
   const columns: Record<string, unknown> = {};
   const links = new Map<string, number[]>();
+  const children = new Map<ResolvedField, Array<{ type: string; id: number }>>();
+  const mergeColumns: string[] = [];
   for (const field of model.fieldList) {
     if (field.readOnly) continue;
     if (field.kind === 'generic_fk') {
       await prepareGeneric(db, registry, field, body, mode, columns, errors);
+      continue;
+    }
+    if (field.kind === 'custom_fields') {
+      if (!(field.name in body) && mode !== 'create') continue;
+      const bad = findBadString(body[field.name]);
+      if (bad) {
+        addError(errors, field.name, bad);
+        continue;
+      }
+      const r = await prepareCustomFields(db, registry, model, body[field.name] as Record<string, unknown> | undefined, mode === 'create');
+      if (!r.ok) for (const m of r.errors) addError(errors, field.name, m);
+      else {
+        columns[field.column!] = JSON.stringify(r.value);
+        // An update changes the keys it names and keeps the others, as NetBox does.
+        if (mode !== 'create') mergeColumns.push(field.column!);
+      }
       continue;
     }
     if (!(field.name in body)) {
@@ -105,6 +128,11 @@ export async function prepareWrite(
       else addError(errors, field.name, found.message);
       continue;
     }
+    if (field.kind === 'children') {
+      const refs = await prepareChildren(db, registry, field, value as Array<{ object_type: string; object_id: number }>, errors);
+      if (refs) children.set(field, refs);
+      continue;
+    }
     if (field.kind === 'm2m' || field.kind === 'tags') {
       const ids: number[] = [];
       for (const item of value as unknown[]) {
@@ -122,11 +150,11 @@ export async function prepareWrite(
     else columns[field.column!] = converted;
   }
   if (hasErrors(errors)) return { ok: false, errors };
-  return { ok: true, write: { columns, links } };
+  return { ok: true, write: { columns, links, children, mergeColumns } };
 }
 
 function applyDefault(field: ResolvedField, columns: Record<string, unknown>, mode: WriteMode): void {
-  if (field.kind === 'm2m' || field.kind === 'tags') return;
+  if (field.kind === 'm2m' || field.kind === 'tags' || field.kind === 'children') return;
   if (field.kind === 'fk') {
     if (mode === 'put' && field.nullable) columns[field.column!] = null;
     return;
@@ -212,8 +240,8 @@ async function prepareGeneric(
   columns: Record<string, unknown>,
   errors: FieldErrors,
 ): Promise<void> {
-  const typeKey = `${field.name}_type`;
-  const idKey = `${field.name}_id`;
+  const typeKey = field.typeColumn!;
+  const idKey = field.idColumn!;
   const hasType = typeKey in body;
   const hasId = idKey in body;
   if (!hasType && !hasId) {
@@ -247,4 +275,32 @@ async function prepareGeneric(
   }
   columns[typeKey] = target.label;
   columns[idKey] = Number(id);
+}
+
+/** A children field's objects: each of a type the child's generic relation allows, and existing. */
+async function prepareChildren(
+  db: Knex | Knex.Transaction,
+  registry: Registry,
+  field: ResolvedField,
+  items: Array<{ object_type: string; object_id: number }>,
+  errors: FieldErrors,
+): Promise<Array<{ type: string; id: number }> | null> {
+  const generic = field.children!.generic;
+  const refs: Array<{ type: string; id: number }> = [];
+  const byType = new Map<ResolvedModel, number[]>();
+  for (const item of items) {
+    const target = registry.models.get(item.object_type);
+    const allowed = target && (generic.genericTargets === 'any' || generic.genericTargets?.includes(target));
+    if (!target || !allowed) {
+      addError(errors, field.name, `Invalid object type: ${item.object_type}`);
+      return null;
+    }
+    if (refs.some((r) => r.type === target.label && r.id === item.object_id)) continue;
+    refs.push({ type: target.label, id: item.object_id });
+    byType.set(target, [...(byType.get(target) ?? []), item.object_id]);
+  }
+  for (const [target, ids] of byType) {
+    for (const id of await missingIds(db, target, ids)) addError(errors, field.name, `${target.verboseName} ${id} does not exist.`);
+  }
+  return hasErrors(errors) ? null : refs;
 }

@@ -87,13 +87,20 @@ export function writableProperties(model: ResolvedModel): Record<string, JsonSch
       case 'fk':
         props[field.name] = { ...doc, ...relatedSchema(field.nullable) };
         break;
+      case 'children':
+        props[field.name] = {
+          ...doc,
+          type: 'array',
+          items: { type: 'object', required: ['object_type', 'object_id'], properties: { object_type: { type: 'string' }, object_id: ID_SCHEMA } },
+        };
+        break;
       case 'm2m':
       case 'tags':
         props[field.name] = { ...doc, type: 'array', items: relatedSchema(false) };
         break;
       case 'generic_fk':
-        props[`${field.name}_type`] = { type: field.nullable ? ['string', 'null'] : 'string' };
-        props[`${field.name}_id`] = { type: field.nullable ? ['integer', 'null'] : 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER };
+        props[field.typeColumn!] = { type: field.nullable ? ['string', 'null'] : 'string' };
+        props[field.idColumn!] = { type: field.nullable ? ['integer', 'null'] : 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER };
         break;
       default: {
         let s = scalarSchema(field);
@@ -113,7 +120,7 @@ export function requiredFields(model: ResolvedModel): string[] {
   for (const field of model.fieldList) {
     if (field.readOnly || !field.required) continue;
     if (field.def.default !== undefined || field.def.default_fn) continue;
-    if (field.kind === 'generic_fk') out.push(`${field.name}_type`, `${field.name}_id`);
+    if (field.kind === 'generic_fk') out.push(field.typeColumn!, field.idColumn!);
     else out.push(field.name);
   }
   return out;

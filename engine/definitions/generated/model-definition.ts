@@ -27,6 +27,10 @@ export type UniqueTogether =
        * false: NULLs compare equal (PostgreSQL 15 NULLS NOT DISTINCT).
        */
       nulls_distinct?: boolean;
+      /**
+       * Enforced only for rows where these fields are set (a partial unique index).
+       */
+      when_not_null?: string[];
     };
 
 /**
@@ -113,7 +117,7 @@ export interface ModelDefinition {
   /**
    * A part this type plays for the engine itself: tag (what tags fields link to), user, token, permission, session and login_failure (authentication and authorisation), custom_field (custom field definitions). Each role requires certain fields (see docs/model-authors.md).
    */
-  role?: 'tag' | 'user' | 'token' | 'custom_field' | 'permission' | 'session' | 'login_failure';
+  role?: 'tag' | 'user' | 'token' | 'custom_field' | 'permission' | 'session' | 'login_failure' | 'config_context';
   /**
    * false: stored and migrated, but served by no API endpoint (engine-internal state such as sessions).
    */
@@ -147,7 +151,12 @@ export interface Field {
     | 'tags'
     | 'custom_fields'
     | 'password'
-    | 'count';
+    | 'count'
+    | 'alias'
+    | 'config_context'
+    | 'children'
+    | 'reverse_generic'
+    | 'link_peers';
   label?: string;
   help_text?: string;
   /**
@@ -217,17 +226,65 @@ export interface Field {
    */
   host_bits?: 'keep' | 'clear' | 'reject';
   /**
-   * count: the model whose rows are counted (app.model).
+   * count: the model whose rows are counted; alias: the field repeated; children / reverse_generic / link_peers: the model holding the rows (app.model).
    */
   of?: string;
   /**
-   * count: the foreign key or many-to-many field on that model pointing here.
+   * count: the fk or m2m on that model pointing here; children: the fk on the child pointing at this object; reverse_generic / link_peers: the generic_fk on that model pointing at this object.
    */
   via?: string;
   /**
    * Shown in the response that creates the object; afterwards only while ALLOW_TOKEN_RETRIEVAL is true (a token's key).
    */
   secret?: boolean;
+  /**
+   * generic_fk: column (and API field) holding the type, default <name>_type (e.g. content_type).
+   */
+  type_field?: string;
+  /**
+   * generic_fk: column (and API field) holding the id, default <name>_id (e.g. object_id).
+   */
+  id_field?: string;
+  /**
+   * config_context: assignment field of the config-context model -> path on this model whose value(s) it matches (e.g. regions: site.region, tags: tags).
+   */
+  match?: {
+    [k: string]: string;
+  };
+  /**
+   * config_context: the JSON field merged last (local_context_data).
+   */
+  local?: string;
+  /**
+   * Named validators of the engine run on write for this field (e.g. assigned_to_self for a device's primary IP).
+   */
+  validators?: string[];
+  /**
+   * children: the child's generic_fk naming the object each child attaches (written and read as {object_type, object_id, object}).
+   */
+  generic?: string;
+  /**
+   * children: fixed values of the child rows this field holds (e.g. cable_end: A).
+   */
+  where?: {
+    [k: string]: string | number | boolean;
+  };
+  /**
+   * reverse_generic: the field of the row pointing here to show (e.g. cable).
+   */
+  pick?: string;
+  /**
+   * reverse_generic: value (default) or exists (a boolean); link_peers: objects (default), type (their type label), reachable (true when connected, else null), status (NetBox's connection_status {value, label}).
+   */
+  as?: 'value' | 'exists' | 'objects' | 'type' | 'reachable' | 'status';
+  /**
+   * link_peers: the field the linking rows share (the cable).
+   */
+  group?: string;
+  /**
+   * link_peers: the field telling the two ends apart (cable_end); peers are on the other end.
+   */
+  side?: string;
 }
 export interface Filter {
   /**

@@ -1,0 +1,54 @@
+import type { Knex } from 'knex';
+import type { Registry, ResolvedModel } from '../definitions/registry-types';
+import { quoteIdent } from './identifiers';
+
+type Db = Knex | Knex.Transaction;
+
+/** Every model's custom-field store column (the custom_fields kind). */
+function stores(registry: Registry): Array<{ model: ResolvedModel; column: string }> {
+  return [...registry.models.values()].flatMap((m) => m.fieldList.filter((f) => f.kind === 'custom_fields').map((f) => ({ model: m, column: f.column! })));
+}
+
+interface CustomFieldRow {
+  name: string;
+  content_types: string[];
+  default: unknown;
+}
+
+/**
+ * After custom field definitions are written: objects of the field's types get its default where
+ * they have no value yet, and objects of types it no longer applies to lose it (as NetBox does).
+ */
+async function customFieldsWritten(db: Db, registry: Registry, model: ResolvedModel, ids: number[]): Promise<void> {
+  const r = await db.raw(`SELECT "name", "content_types", "default" FROM ${quoteIdent(model.table)} WHERE "id" = ANY(?)`, [ids]);
+  for (const cf of r.rows as CustomFieldRow[]) {
+    for (const { model: m, column } of stores(registry)) {
+      const col = quoteIdent(column);
+      if (cf.content_types.includes(m.label)) {
+        await db.raw(`UPDATE ${quoteIdent(m.table)} SET ${col} = ${col} || jsonb_build_object(?::text, ?::jsonb) WHERE NOT jsonb_exists(${col}, ?)`, [cf.name, JSON.stringify(cf.default ?? null), cf.name]);
+      } else {
+        await db.raw(`UPDATE ${quoteIdent(m.table)} SET ${col} = ${col} - ?::text WHERE jsonb_exists(${col}, ?)`, [cf.name, cf.name]);
+      }
+    }
+  }
+}
+
+/** Before custom field definitions are deleted: their values go from every object. */
+async function customFieldsDeleting(db: Db, registry: Registry, model: ResolvedModel, ids: number[]): Promise<void> {
+  const r = await db.raw(`SELECT "name" FROM ${quoteIdent(model.table)} WHERE "id" = ANY(?)`, [ids]);
+  const names = (r.rows as Array<{ name: string }>).map((x) => x.name);
+  if (!names.length) return;
+  for (const { model: m, column } of stores(registry)) {
+    const col = quoteIdent(column);
+    await db.raw(`UPDATE ${quoteIdent(m.table)} SET ${col} = ${col} - ?::text[] WHERE jsonb_exists_any(${col}, ?::text[])`, [names, names]);
+  }
+}
+
+/** What the engine does, inside the write's transaction, when objects playing a role change. */
+export async function afterWrite(db: Db, registry: Registry, model: ResolvedModel, ids: number[]): Promise<void> {
+  if (model.def.role === 'custom_field' && ids.length) await customFieldsWritten(db, registry, model, ids);
+}
+
+export async function beforeDelete(db: Db, registry: Registry, model: ResolvedModel, ids: number[]): Promise<void> {
+  if (model.def.role === 'custom_field' && ids.length) await customFieldsDeleting(db, registry, model, ids);
+}

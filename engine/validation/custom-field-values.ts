@@ -1,0 +1,135 @@
+import type { Knex } from 'knex';
+import type { Registry, ResolvedModel } from '../definitions/registry-types';
+import { quoteIdent } from '../storage/identifiers';
+
+type Db = Knex | Knex.Transaction;
+
+/** A custom field definition as validating values needs it. */
+export interface CustomFieldDef {
+  name: string;
+  type: string;
+  required: boolean;
+  default: unknown;
+  validation_minimum: number | null;
+  validation_maximum: number | null;
+  validation_regex: string;
+  choices: unknown;
+  object_type: string | null;
+}
+
+/** The custom fields defined for a model (one query; none when no model plays the custom_field role). */
+const perTransaction = new WeakMap<object, Map<string, Promise<CustomFieldDef[]>>>();
+
+export async function customFieldsOf(db: Db, registry: Registry, model: ResolvedModel): Promise<CustomFieldDef[]> {
+  const cf = registry.roles.get('custom_field');
+  if (!cf) return [];
+  // A bulk write reads the definitions once, not once per object.
+  let cache = perTransaction.get(db);
+  if (!cache) perTransaction.set(db, (cache = new Map()));
+  let defs = cache.get(model.label);
+  if (!defs) cache.set(model.label, (defs = loadDefinitions(db, cf, model)));
+  return defs;
+}
+
+async function loadDefinitions(db: Db, cf: ResolvedModel, model: ResolvedModel): Promise<CustomFieldDef[]> {
+  const result = await db.raw(
+    `SELECT "name", "type", "required", "default", "validation_minimum", "validation_maximum", "validation_regex", "choices", "object_type"
+       FROM ${quoteIdent(cf.table)} WHERE ? = ANY("content_types") ORDER BY "weight", "name"`,
+    [model.label],
+  );
+  return result.rows as CustomFieldDef[];
+}
+
+function choiceValues(def: CustomFieldDef): string[] {
+  return Array.isArray(def.choices) ? def.choices.map((c) => (Array.isArray(c) ? String(c[0]) : String(c))) : [];
+}
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** Why a value does not fit its custom field, or null. (Existence of object references is checked separately.) */
+function problem(def: CustomFieldDef, v: unknown): string | null {
+  if (v === null || v === '') return def.required ? 'Required field cannot be empty.' : null;
+  const range = (n: number) => {
+    if (def.validation_minimum !== null && n < Number(def.validation_minimum)) return `Value must be at least ${def.validation_minimum}`;
+    if (def.validation_maximum !== null && n > Number(def.validation_maximum)) return `Value must not exceed ${def.validation_maximum}`;
+    return null;
+  };
+  switch (def.type) {
+    case 'text':
+    case 'longtext':
+    case 'url':
+      if (typeof v !== 'string') return `Value must be a string.`;
+      if (def.validation_regex) {
+        let re: RegExp | null = null;
+        try {
+          re = new RegExp(def.validation_regex);
+        } catch {
+          re = null;
+        }
+        if (re && !re.test(v)) return `Value must match regex '${def.validation_regex}'`;
+      }
+      return null;
+    case 'integer':
+      return typeof v === 'number' && Number.isSafeInteger(v) ? range(v) : 'Value must be an integer.';
+    case 'decimal':
+      return typeof v === 'number' && Number.isFinite(v) ? range(v) : 'Value must be a decimal.';
+    case 'boolean':
+      return typeof v === 'boolean' ? null : 'Value must be true or false.';
+    case 'date':
+      return typeof v === 'string' && DATE.test(v) && !Number.isNaN(Date.parse(v)) ? null : 'Date values must be in ISO 8601 format (YYYY-MM-DD).';
+    case 'datetime':
+      return typeof v === 'string' && !Number.isNaN(Date.parse(v)) ? null : 'Date and time values must be in ISO 8601 format (YYYY-MM-DD HH:MM:SS).';
+    case 'select':
+      return typeof v === 'string' && choiceValues(def).includes(v) ? null : `Invalid choice (${String(v)}). Available choices are: ${choiceValues(def).join(', ')}`;
+    case 'multiselect':
+      if (!Array.isArray(v)) return 'Value must be a list.';
+      for (const x of v) if (!choiceValues(def).includes(String(x))) return `Invalid choice(s) (${String(x)}). Available choices are: ${choiceValues(def).join(', ')}`;
+      return null;
+    case 'object':
+      return typeof v === 'number' && Number.isSafeInteger(v) ? null : 'Value must be an object ID.';
+    case 'multiobject':
+      return Array.isArray(v) && v.every((x) => typeof x === 'number' && Number.isSafeInteger(x)) ? null : 'Value must be a list of object IDs.';
+    default:
+      return null;
+  }
+}
+
+/**
+ * Checks written custom field data against the definitions: unknown names, types, ranges, regexes,
+ * choices, object references; on create, fills defaults and insists on required fields. Returns the
+ * data to store (complete on create, the changed keys otherwise) or the error messages.
+ */
+export async function prepareCustomFields(db: Db, registry: Registry, model: ResolvedModel, data: Record<string, unknown> | undefined, creating: boolean): Promise<{ ok: true; value: Record<string, unknown> } | { ok: false; errors: string[] }> {
+  const defs = await customFieldsOf(db, registry, model);
+  const byName = new Map(defs.map((d) => [d.name, d]));
+  const errors: string[] = [];
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(data ?? {})) {
+    const def = byName.get(name);
+    if (!def) {
+      errors.push(`Unknown field name '${name}' in custom field data.`);
+      continue;
+    }
+    const p = problem(def, value);
+    if (p) errors.push(`Invalid value for custom field '${name}': ${p}`);
+    else out[name] = value === '' ? null : value;
+  }
+  if (creating) {
+    for (const def of defs) {
+      if (def.name in out) continue;
+      if (def.default !== null && def.default !== undefined) out[def.name] = def.default;
+      else if (def.required) errors.push(`Required field '${def.name}' cannot be empty.`);
+      else out[def.name] = null;
+    }
+  }
+  for (const def of defs) {
+    const v = out[def.name];
+    if ((def.type !== 'object' && def.type !== 'multiobject') || v === null || v === undefined || !def.object_type) continue;
+    const target = registry.models.get(def.object_type);
+    const ids = (Array.isArray(v) ? v : [v]) as number[];
+    if (!target || !ids.length) continue;
+    const r = await db.raw(`SELECT count(*)::int AS "n" FROM ${quoteIdent(target.table)} WHERE "id" = ANY(?)`, [ids]);
+    if ((r.rows as Array<{ n: number }>)[0]!.n !== new Set(ids).size) errors.push(`Invalid value for custom field '${def.name}': object does not exist.`);
+  }
+  return errors.length ? { ok: false, errors } : { ok: true, value: out };
+}

@@ -1,0 +1,76 @@
+import type { Knex } from 'knex';
+import type { Registry, ResolvedField, ResolvedModel } from '../definitions/registry-types';
+import { quoteIdent } from '../storage/identifiers';
+
+type Db = Knex | Knex.Transaction;
+
+/**
+ * A rule a definition names for a relation field, checked inside the write's transaction after the
+ * row is written (so it sees the object as it will be). Returns the error message, or null.
+ */
+export type FieldValidator = (db: Db, registry: Registry, model: ResolvedModel, id: number, field: ResolvedField, value: number) => Promise<string | null>;
+
+/** The address text of the related object (its first inet/cidr field), for messages. */
+async function addressOf(db: Db, target: ResolvedModel, id: number): Promise<{ text: string; family: number } | null> {
+  const f = target.fieldList.find((x) => x.kind === 'inet' || x.kind === 'cidr');
+  if (!f) return null;
+  const r = await db.raw(`SELECT text(${quoteIdent(f.column!)}) AS "a", family(${quoteIdent(f.column!)}) AS "f" FROM ${quoteIdent(target.table)} WHERE "id" = ?`, [id]);
+  const row = (r.rows as Array<{ a: string; f: number }>)[0];
+  return row ? { text: row.a, family: row.f } : null;
+}
+
+/**
+ * The related object must be attached, through its generic relation, to something that belongs to
+ * this object — a device's primary IP must sit on one of the device's own interfaces.
+ */
+const assignedToSelf: FieldValidator = async (db, registry, model, id, field, value) => {
+  const target = field.target!;
+  const generic = target.fieldList.find((f) => f.kind === 'generic_fk');
+  if (!generic) return null;
+  const holders = (generic.genericTargets === 'any' ? [...registry.models.values()] : generic.genericTargets ?? []).flatMap((m) =>
+    m.fieldList.filter((f) => f.kind === 'fk' && f.target === model).map((fk) => ({ holder: m, fk })),
+  );
+  for (const { holder, fk } of holders) {
+    const r = await db.raw(
+      `SELECT 1 FROM ${quoteIdent(target.table)} x JOIN ${quoteIdent(holder.table)} h ON x.${quoteIdent(generic.typeColumn!)} = ? AND x.${quoteIdent(generic.idColumn!)} = h."id"
+        WHERE x."id" = ? AND h.${quoteIdent(fk.column!)} = ?`,
+      [holder.label, value, id],
+    );
+    if ((r.rows as unknown[]).length) return null;
+  }
+  const addr = await addressOf(db, target, value);
+  return `The specified IP address (${addr?.text ?? value}) is not assigned to this ${model.verboseName}.`;
+};
+
+function familyIs(family: 4 | 6): FieldValidator {
+  return async (db, _registry, _model, _id, field, value) => {
+    const addr = await addressOf(db, field.target!, value);
+    return addr && addr.family !== family ? `${addr.text} is not an IPv${family} address.` : null;
+  };
+}
+
+const VALIDATORS: Record<string, FieldValidator> = {
+  assigned_to_self: assignedToSelf,
+  ipv4: familyIs(4),
+  ipv6: familyIs(6),
+};
+
+export function hasValidator(name: string): boolean {
+  return Object.prototype.hasOwnProperty.call(VALIDATORS, name);
+}
+
+/** Runs the validators of every written relation field that has some; returns field errors. */
+export async function runFieldValidators(db: Db, registry: Registry, model: ResolvedModel, id: number, columns: Record<string, unknown>): Promise<Record<string, string[]>> {
+  const errors: Record<string, string[]> = {};
+  for (const field of model.fieldList) {
+    const names = field.def.validators;
+    if (!names?.length || !field.column || !(field.column in columns)) continue;
+    const value = columns[field.column];
+    if (typeof value !== 'number') continue;
+    for (const name of names) {
+      const message = await VALIDATORS[name]!(db, registry, model, id, field, value);
+      if (message) (errors[field.name] ??= []).push(message);
+    }
+  }
+  return errors;
+}
