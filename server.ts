@@ -1,16 +1,43 @@
+import cluster from 'node:cluster';
+import os from 'node:os';
 import { loadConfig } from './engine/config';
 import { createApp } from './engine/app';
-import { loadRegistry, openMigrated, packageVersion } from './engine/boot';
+import { loadRegistry, openDatabase, openMigrated, packageVersion } from './engine/boot';
 import { systemClock } from './engine/auth/clock';
 
-/** Builds the app from the registry and listens. */
+/**
+ * Builds the app from the registry and listens. On a PostgreSQL server it runs PATCHBAY_WORKERS
+ * processes (default: one per CPU) sharing the port, since serializing large pages is CPU work;
+ * the embedded database belongs to one process, so it runs one.
+ */
 export async function serve(): Promise<void> {
   const config = loadConfig();
   const registry = loadRegistry(config.schemaDir);
-  const { db, applied } = await openMigrated(config);
-  if (applied.length) console.log(`applied migrations: ${applied.join(', ')}`);
+  const workers = config.databaseUrl ? config.workers || os.availableParallelism() : 1;
+  if (cluster.isPrimary && workers > 1) {
+    const { db, applied } = await openMigrated(config);
+    if (applied.length) console.log(`applied migrations: ${applied.join(', ')}`);
+    await db.close();
+    for (let i = 0; i < workers; i++) cluster.fork();
+    cluster.on('exit', (worker, code, signal) => {
+      if (signal !== 'SIGTERM' && signal !== 'SIGINT' && code !== 0) {
+        console.error(`worker ${worker.process.pid} exited (${signal ?? code}); starting another`);
+        cluster.fork();
+      }
+    });
+    console.log(`Patchbay ${packageVersion()} serving http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}/api/ on PostgreSQL with ${workers} workers`);
+    const stop = () => {
+      for (const w of Object.values(cluster.workers ?? {})) w?.kill('SIGTERM');
+      process.exit(0);
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    return;
+  }
+  const db = cluster.isWorker ? await openDatabase(config) : (await openMigrated(config)).db;
   const app = createApp({ registry, knex: db.knex, config, version: packageVersion(), embedded: db.embedded, clock: systemClock });
   const server = app.listen(config.port, config.host, () => {
+    if (cluster.isWorker) return;
     const where = db.embedded ? `embedded PostgreSQL in ${config.dataDir}` : 'PostgreSQL';
     console.log(`Patchbay ${packageVersion()} serving http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}/api/ on ${where}`);
   });

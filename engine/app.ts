@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { ApiContext, CallContext } from './routes/api-context';
-import { HttpError, notFound } from './routes/http-error';
+import { HttpError, methodNotAllowed, notFound } from './routes/http-error';
 import { sendJson } from './routes/respond';
 import { apiRoot, appRoot, status, API_VERSION_HEADER } from './routes/api-root';
 import { handleDetail, handleList } from './routes/model-routes';
@@ -69,12 +69,12 @@ async function handleApi(ctx: ApiContext, req: Request, res: Response): Promise<
     res.redirect(302, `${req.baseUrl}${path}/${q}`);
     return;
   }
-  if (parts.length === 0) return sendJson(req, res, 200, apiRoot(origin));
-  if (parts.length === 1 && parts[0] === 'status') return sendJson(req, res, 200, status(ctx.version, ctx.embedded ?? false));
+  if (parts.length === 0) return sendReadOnly(req, res, apiRoot(origin));
+  if (parts.length === 1 && parts[0] === 'status') return sendReadOnly(req, res, status(ctx.version, ctx.embedded ?? false));
   if (parts.length === 1) {
     const body = appRoot(ctx.registry, origin, parts[0]!);
     if (!body) throw notFound();
-    return sendJson(req, res, 200, body);
+    return sendReadOnly(req, res, body);
   }
   const model = ctx.registry.byPath.get(`${parts[0]}/${parts[1]}`);
   if (!model || parts.length > 3) throw notFound();
@@ -91,6 +91,14 @@ async function handleApi(ctx: ApiContext, req: Request, res: Response): Promise<
   }
   if (!/^\d{1,15}$/.test(idText) || Number(idText) === 0) throw notFound();
   return handleDetail(call, req, res, model, Number(idText));
+}
+
+const READ_ONLY_METHODS = ['GET', 'HEAD', 'OPTIONS'];
+
+/** The API root, an application root and /api/status/ are read-only views: other methods are 405, as NetBox. */
+function sendReadOnly(req: Request, res: Response, body: unknown): void {
+  if (!READ_ONLY_METHODS.includes(req.method)) throw methodNotAllowed(req.method, READ_ONLY_METHODS);
+  sendJson(req, res, 200, body);
 }
 
 /** Per-request context: the caller, and their permissions loaded at most once, on first need. */

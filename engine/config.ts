@@ -16,6 +16,8 @@ export interface Config {
   allowTokenRetrieval: boolean;
   /** Addresses whose X-Forwarded-For is believed. */
   trustedProxies: string[];
+  /** Server processes on a PostgreSQL server (0: one per CPU); the embedded database always uses one. */
+  workers: number;
   /** Where definitions and migrations are read from. */
   schemaDir: string;
   migrationsDir: string;
@@ -56,6 +58,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maintenanceMode: bool(env, 'MAINTENANCE_MODE', false),
     allowTokenRetrieval: bool(env, 'ALLOW_TOKEN_RETRIEVAL', true),
     trustedProxies: list(env.TRUSTED_PROXIES),
+    workers: int(env, 'PATCHBAY_WORKERS', 0),
     schemaDir: path.resolve(env.PATCHBAY_SCHEMA_DIR || path.join(ROOT, 'schema')),
     migrationsDir: path.resolve(env.PATCHBAY_MIGRATIONS_DIR || path.join(ROOT, 'migrations')),
   };

@@ -36,6 +36,23 @@ const TOKEN_HEADER = /^Token\s+(\S+)\s*$/i;
 /** NetBox records a token's use at most once a minute. */
 const LAST_USED_INTERVAL_SECONDS = 60;
 
+/**
+ * Uses this process has just recorded, per database and token id: a burst of requests on a stale token
+ * sends one UPDATE, not one each (the UPDATE's own condition keeps other instances to one a minute).
+ */
+const recordedUses = new WeakMap<object, Map<number, number>>();
+
+function claimUse(db: object, tokenId: number, nowMs: number): boolean {
+  const interval = LAST_USED_INTERVAL_SECONDS * 1000;
+  let seen = recordedUses.get(db);
+  if (!seen) recordedUses.set(db, (seen = new Map()));
+  const last = seen.get(tokenId);
+  if (last !== undefined && nowMs - last < interval) return false;
+  if (seen.size >= 10_000) for (const [id, at] of seen) if (nowMs - at >= interval) seen.delete(id);
+  seen.set(tokenId, nowMs);
+  return true;
+}
+
 export interface AuthDeps {
   knex: Knex;
   registry: Registry;
@@ -74,7 +91,7 @@ export async function authenticate(deps: AuthDeps, req: Request): Promise<Princi
       throw new HttpError(403, { detail: `Source IP ${addr?.toString() ?? 'unknown'} is not permitted to authenticate using this token.` });
     }
   }
-  if (row.stale && !deps.config.maintenanceMode) {
+  if (row.stale && !deps.config.maintenanceMode && claimUse(deps.knex, row.id, deps.clock.now().getTime())) {
     // The condition is repeated in the UPDATE so concurrent requests record one use, not one each.
     await deps.knex.raw(
       `UPDATE ${tokens} SET "last_used" = ?::timestamptz, "last_updated" = ?::timestamptz

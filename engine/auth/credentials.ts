@@ -12,34 +12,49 @@ const PER_ADDRESS = 30;
  * Checks a username and password: rate-limited per client address and per username (failures are
  * kept in the database, so every instance counts them), constant-time, and the same work whether or
  * not the user exists. Returns the user's id, or null for wrong credentials.
+ *
+ * Each attempt is recorded as a failure before the password is checked (and forgotten if it succeeds
+ * or is refused), so concurrent guesses count against each other: at most PER_USERNAME are ever in
+ * flight or failed within the window, however many arrive at once.
  */
 export async function checkCredentials(deps: AuthDeps, username: string, password: string, address: string): Promise<number | null> {
   const failures = deps.registry.roles.get('login_failure');
   const user = deps.registry.roles.get('user')!;
   const since = new Date(deps.clock.now().getTime() - WINDOW_MINUTES * 60_000).toISOString();
+  const name = username.slice(0, 150);
+  const from = address.slice(0, 64);
+  let attempt: number | null = null;
+  const forget = async () => {
+    if (failures && attempt !== null) await deps.knex.raw(`DELETE FROM ${quoteIdent(failures.table)} WHERE "id" = ?`, [attempt]);
+  };
   if (failures) {
     const t = quoteIdent(failures.table);
+    const now = deps.clock.now().toISOString();
+    const inserted = await deps.knex.raw(`INSERT INTO ${t} ("username", "address", "created", "last_updated") VALUES (?, ?, ?::timestamptz, ?::timestamptz) RETURNING "id"`, [
+      name,
+      from,
+      now,
+      now,
+    ]);
+    attempt = (inserted.rows as Array<{ id: number }>)[0]!.id;
     const r = await deps.knex.raw(
       `SELECT count(*) FILTER (WHERE "username" = ?)::int AS "by_user", count(*) FILTER (WHERE "address" = ?)::int AS "by_address"
          FROM ${t} WHERE "created" > ?::timestamptz`,
-      [username, address, since],
+      [name, from, since],
     );
     const row = (r.rows as Array<{ by_user: number; by_address: number }>)[0]!;
-    if (row.by_user >= PER_USERNAME || row.by_address >= PER_ADDRESS) {
+    // The counts include this attempt.
+    if (row.by_user > PER_USERNAME || row.by_address > PER_ADDRESS) {
+      await forget();
       throw new HttpError(429, { detail: 'Too many failed login attempts. Try again later.' }, { 'Retry-After': String(WINDOW_MINUTES * 60) });
     }
   }
   const result = await deps.knex.raw(`SELECT "id", "password", "is_active" FROM ${quoteIdent(user.table)} WHERE "username" = ?`, [username]);
   const row = (result.rows as Array<{ id: number; password: string; is_active: boolean }>)[0];
   const ok = await verifyPasswordAsync(password, row?.password ?? DUMMY_HASH);
-  if (ok && row && row.is_active) return row.id;
-  if (failures) {
-    await deps.knex.raw(`INSERT INTO ${quoteIdent(failures.table)} ("username", "address", "created", "last_updated") VALUES (?, ?, ?::timestamptz, ?::timestamptz)`, [
-      username.slice(0, 150),
-      address.slice(0, 64),
-      deps.clock.now().toISOString(),
-      deps.clock.now().toISOString(),
-    ]);
+  if (ok && row && row.is_active) {
+    await forget();
+    return row.id;
   }
   return null;
 }

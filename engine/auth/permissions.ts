@@ -41,9 +41,13 @@ export async function loadGrants(db: Knex, registry: Registry, userId: number): 
   }));
 }
 
+/** Roles whose objects say who may do what: '*' leaves them out, as NetBox's EXEMPT_EXCLUDE_MODELS (naming one still opens it). */
+const WILDCARD_EXCLUDED_ROLES: ReadonlySet<string> = new Set(['user', 'permission']);
+
 function exemptFromView(config: Config, model: ResolvedModel): boolean {
   const exempt = config.exemptViewPermissions;
-  return exempt === '*' || exempt.includes(model.label);
+  if (exempt === '*') return !WILDCARD_EXCLUDED_ROLES.has(model.def.role ?? '');
+  return exempt.includes(model.label);
 }
 
 /**
@@ -60,7 +64,12 @@ export async function scopeFor(
   grants: () => Promise<Grant[]>,
 ): Promise<Scope> {
   if (principal?.isSuperuser) return { allowed: true, conditions: [] };
-  const owner: Condition[] = principal && model.ownerField ? [{ sql: `"t".${quoteIdent(model.ownerField.column!)} = ?`, bindings: [principal.userId] }] : [];
+  // Owned objects (tokens) belong to someone: nobody anonymous sees any, even of an exempt type.
+  const owner: Condition[] = !model.ownerField
+    ? []
+    : principal
+      ? [{ sql: `"t".${quoteIdent(model.ownerField.column!)} = ?`, bindings: [principal.userId] }]
+      : [{ sql: 'FALSE', bindings: [] }];
   if (action === 'view' && exemptFromView(config, model) && (principal || !config.loginRequired)) {
     return { allowed: true, conditions: owner };
   }

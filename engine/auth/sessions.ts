@@ -3,9 +3,12 @@ import type { Request, Response } from 'express';
 import type { Knex } from 'knex';
 import { quoteIdent } from '../storage/identifiers';
 import type { AuthDeps, Principal } from './authenticate';
+import { inNetworks, parseAddress } from './client-address';
 
 export const SESSION_COOKIE = 'sessionid';
 export const CSRF_HEADER = 'x-csrftoken';
+/** Django's cookie holding the CSRF token for scripts to echo in X-CSRFToken (readable, unlike the session's). */
+export const CSRF_COOKIE = 'csrftoken';
 const SESSION_DAYS = 14;
 
 /** Sessions are kept by the hash of their key, so a leaked table does not hand out logins. */
@@ -50,13 +53,26 @@ export async function startSession(deps: AuthDeps, req: Request, res: Response, 
   const csrf = crypto.randomBytes(32).toString('hex');
   const expires = new Date(deps.clock.now().getTime() + SESSION_DAYS * 86400_000);
   await deps.knex.raw(`INSERT INTO ${sessionTable(deps)} ("key", "user_id", "csrf_token", "expires") VALUES (?, ?, ?, ?::timestamptz)`, [keyHash(key), userId, csrf, expires.toISOString()]);
-  res.cookie(SESSION_COOKIE, key, { httpOnly: true, sameSite: 'lax', secure: req.secure, path: '/', expires });
+  const secure = overHttps(req, deps.config.trustedProxies);
+  res.cookie(SESSION_COOKIE, key, { httpOnly: true, sameSite: 'lax', secure, path: '/', expires });
+  res.cookie(CSRF_COOKIE, csrf, { sameSite: 'lax', secure, path: '/', expires });
+}
+
+/** HTTPS directly, or as a trusted proxy reports it (X-Forwarded-Proto): another client's say-so does not count. */
+function overHttps(req: Request, trustedProxies: readonly string[]): boolean {
+  if (req.secure) return true;
+  const peer = parseAddress(req.socket.remoteAddress);
+  if (!peer || !trustedProxies.length || !inNetworks(peer, trustedProxies)) return false;
+  const header = req.headers['x-forwarded-proto'];
+  const proto = (Array.isArray(header) ? header[0] : header) ?? '';
+  return proto.split(',')[0]!.trim().toLowerCase() === 'https';
 }
 
 export async function endSession(deps: Pick<AuthDeps, 'registry'> & { knex: Knex }, req: Request, res: Response): Promise<void> {
   const key = readCookie(req, SESSION_COOKIE);
   if (key) await deps.knex.raw(`DELETE FROM ${sessionTable(deps)} WHERE "key" = ?`, [keyHash(key)]);
   res.clearCookie(SESSION_COOKIE, { path: '/' });
+  res.clearCookie(CSRF_COOKIE, { path: '/' });
 }
 
 /** Constant-time comparison of a presented CSRF token with the session's. */

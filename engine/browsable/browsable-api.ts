@@ -30,16 +30,23 @@ export function browsableApi(ctx: ApiContext) {
   return (req: Request, res: Response, next: NextFunction): void => {
     if (req.method === 'GET' || req.method === 'HEAD') res.vary('Accept');
     if (wantsHtml(req)) {
-      const renderer: HtmlRenderer = (status, body) =>
-        renderPage({
-          info: endpointInfo(ctx.registry, ctx.version, req.baseUrl, req.path),
-          method: req.method,
-          origin: originOf(req),
-          url: req.originalUrl,
-          status,
-          body,
-          authenticated: !!req.headers.authorization || !!req.headers.cookie,
-        });
+      const renderer: HtmlRenderer = (status, body) => {
+        try {
+          return renderPage({
+            info: endpointInfo(ctx.registry, ctx.version, req.baseUrl, req.path),
+            method: req.method,
+            origin: originOf(req),
+            url: req.originalUrl,
+            status,
+            body,
+            authenticated: !!req.headers.authorization || !!req.headers.cookie,
+          });
+        } catch (err) {
+          // A page that cannot be drawn must not cost the answer: the JSON goes out instead.
+          console.error(`[${String(res.locals.requestId ?? '')}] browsable page for ${req.originalUrl} failed:`, err);
+          return null;
+        }
+      };
       res.locals.htmlRenderer = renderer;
     }
     next();

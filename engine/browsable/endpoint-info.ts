@@ -2,7 +2,7 @@ import type { Registry, ResolvedModel } from '../definitions/registry-types';
 import { modelPaths, operationPrefix } from '../openapi/component-names';
 import { openApiDocument } from '../openapi/openapi-document';
 
-export type EndpointKind = 'root' | 'app' | 'status' | 'list' | 'detail' | 'other';
+export type EndpointKind = 'root' | 'app' | 'status' | 'list' | 'detail' | 'action' | 'other';
 
 /** What the page says about the endpoint a browser asked for. */
 export interface EndpointInfo {
@@ -21,10 +21,10 @@ export interface EndpointInfo {
 const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 
-/** The methods the OpenAPI document gives a path, so the page and the document cannot disagree. */
+/** The methods the OpenAPI document gives a path (plus HEAD with GET, and OPTIONS), so the page and the document cannot disagree. */
 function allowedMethods(registry: Registry, version: string, docPath: string, options: boolean): string[] {
   const item = openApiDocument(registry, version).paths[docPath];
-  if (!item) return ['GET', 'HEAD'];
+  if (!item) return ['GET', 'HEAD', 'OPTIONS'];
   const methods = METHODS.filter((m) => m in item).map((m) => m.toUpperCase());
   if (methods.includes('GET')) methods.push('HEAD');
   if (options) methods.push('OPTIONS');
@@ -38,15 +38,15 @@ function allowedMethods(registry: Registry, version: string, docPath: string, op
 export function endpointInfo(registry: Registry, version: string, base: string, path: string): EndpointInfo {
   const parts = path.split('/').filter(Boolean);
   const crumbs = [{ label: 'API Root', href: `${base}/` }];
-  if (parts.length === 0) return { kind: 'root', base, crumbs, allow: allowedMethods(registry, version, '/api/', false) };
+  if (parts.length === 0) return { kind: 'root', base, crumbs, allow: allowedMethods(registry, version, '/api/', true) };
   if (parts.length === 1 && parts[0] === 'status') {
     crumbs.push({ label: 'Status', href: `${base}/status/` });
-    return { kind: 'status', base, crumbs, allow: allowedMethods(registry, version, '/api/status/', false) };
+    return { kind: 'status', base, crumbs, allow: allowedMethods(registry, version, '/api/status/', true) };
   }
-  crumbs.push({ label: capital(parts[0]!), href: `${base}/${parts[0]}/` });
-  if (parts.length === 1) return { kind: 'app', base, crumbs, allow: allowedMethods(registry, version, `/api/${parts[0]}/`, false) };
+  crumbs.push({ label: parts[0]!, href: `${base}/${parts[0]}/` });
+  if (parts.length === 1) return { kind: 'app', base, crumbs, allow: allowedMethods(registry, version, `/api/${parts[0]}/`, true) };
   const model = registry.byPath.get(`${parts[0]}/${parts[1]}`);
-  if (!model || parts.length > 3) return { kind: 'other', base, crumbs, allow: ['GET', 'HEAD'] };
+  if (!model || parts.length > 3) return { kind: 'other', base, crumbs, allow: ['GET', 'HEAD', 'OPTIONS'] };
   const paths = modelPaths(model);
   crumbs.push({ label: capital(model.verboseNamePlural), href: `${base}/${model.app}/${model.path}/` });
   const op = operationPrefix(model);
@@ -54,5 +54,9 @@ export function endpointInfo(registry: Registry, version: string, base: string, 
     return { kind: 'list', model, base, crumbs, allow: allowedMethods(registry, version, paths.list, true), docsAnchor: `${model.app}/${op}_list` };
   }
   crumbs.push({ label: parts[2]!, href: `${base}/${model.app}/${model.path}/${parts[2]}/` });
+  if (model.def.list_actions?.[parts[2]!]) {
+    const action = `${paths.list}${parts[2]}/`;
+    return { kind: 'action', model, base, crumbs, allow: allowedMethods(registry, version, action, false), docsAnchor: `${model.app}/${op}_${parts[2]!.replace(/[^A-Za-z0-9_]/g, '_')}_create` };
+  }
   return { kind: 'detail', model, base, crumbs, allow: allowedMethods(registry, version, paths.detail, true), docsAnchor: `${model.app}/${op}_retrieve` };
 }

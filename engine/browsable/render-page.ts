@@ -29,12 +29,13 @@ function titleOf(p: PageInput): string {
   switch (info.kind) {
     case 'root': return 'API Root';
     case 'status': return 'Status';
-    case 'app': return capital(info.crumbs[1]!.label);
+    case 'app': return info.crumbs[1]!.label;
     case 'list': return `${capital(info.model!.verboseNamePlural)}`;
     case 'detail': {
       const display = isObject(body) && typeof body.display === 'string' ? body.display : info.crumbs[info.crumbs.length - 1]!.label;
       return `${capital(info.model!.verboseName)}: ${display}`;
     }
+    case 'action': return `${capital(info.model!.verboseName)} ${info.crumbs[info.crumbs.length - 1]!.label}`;
     default: return 'Not found';
   }
 }
@@ -123,12 +124,12 @@ ${description}
 </dl>
 ${authHint(p)}
 ${linkList(p)}
+${list}
 ${pagination(p)}
 <section aria-labelledby="response-h">
 <h2 id="response-h">Response</h2>
 <pre class="json" id="response" tabindex="0">${jsonToHtml(p.body, p.origin)}</pre>
 </section>
-${list}
 </main>
 </body>
 </html>

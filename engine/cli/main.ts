@@ -55,10 +55,15 @@ export async function main(argv: string[]): Promise<number> {
         console.error('createsuperuser needs --username and --password');
         return 2;
       }
+      const token = flag(args, '--token');
+      if (token !== undefined && !/^[0-9a-fA-F]{40}$/.test(token)) {
+        console.error('--token must be 40 hexadecimal characters');
+        return 2;
+      }
       const registry = loadRegistry(config.schemaDir);
       const { db } = await openMigrated(config);
       try {
-        const key = await createSuperuser(db.knex, registry, username, password, flag(args, '--token'));
+        const key = await createSuperuser(db.knex, registry, username, password, token);
         console.log(key);
       } finally {
         await db.close();

@@ -42,7 +42,7 @@ export interface ResolvedField {
   reverse?: { model: ResolvedModel; via: ResolvedField; pick?: ResolvedField; group?: ResolvedField; side?: ResolvedField };
   /** alias: the field whose value this one repeats (read-only). */
   aliasOf?: ResolvedField;
-  /** count: the counted model and its fk pointing here. */
+  /** count and related: the model whose rows point here, and its fk doing so. */
   countOf?: { model: ResolvedModel; via: ResolvedField };
 }
 

@@ -10,7 +10,7 @@ import { hasValidator } from '../validation/named-validators';
 export const IMPLICIT_FIELDS = ['id', 'url', 'display'] as const;
 
 /** Fields that hold no column of their own. */
-const COLUMNLESS: ReadonlySet<string> = new Set(['computed', 'tags', 'm2m', 'count', 'generic_fk', 'alias', 'config_context', 'children', 'reverse_generic', 'link_peers']);
+const COLUMNLESS: ReadonlySet<string> = new Set(['computed', 'tags', 'm2m', 'count', 'generic_fk', 'alias', 'config_context', 'children', 'reverse_generic', 'link_peers', 'related']);
 
 function labelFor(name: string): string {
   const words = name.replace(/_id$/, '').split('_').filter(Boolean);
@@ -107,7 +107,7 @@ function resolveFields(model: ResolvedModel, registry: Registry, file: string): 
       column: COLUMNLESS.has(f.type) ? null : f.type === 'fk' ? `${name}_id` : name,
       nullable: f.null === true,
       required: f.required === true,
-      readOnly: f.read_only === true || ['computed', 'count', 'alias', 'config_context', 'reverse_generic', 'link_peers'].includes(f.type),
+      readOnly: f.read_only === true || ['computed', 'count', 'alias', 'config_context', 'reverse_generic', 'link_peers', 'related'].includes(f.type),
       writeOnly: f.write_only === true || f.type === 'password',
       array: f.array === true,
     };
@@ -143,7 +143,7 @@ function resolveFields(model: ResolvedModel, registry: Registry, file: string): 
       else if (Array.isArray(to)) field.genericTargets = to.map((l) => registry.models.get(l)).filter((m): m is ResolvedModel => !!m);
       else throw new DefinitionError(file, `${at}/to`, 'generic_fk needs "to": a list of <app>.<model> or "*"');
     }
-    if (f.type === 'count') {
+    if (f.type === 'count' || f.type === 'related') {
       const of = f.of ? registry.models.get(f.of) : undefined;
       if (!of) throw new DefinitionError(file, `${at}/of`, `unknown model "${f.of ?? ''}"`);
       field.countOf = { model: of, via: undefined as unknown as ResolvedField };
@@ -190,6 +190,13 @@ function resolveModelLists(model: ResolvedModel, file: string, registry: Registr
     model.fieldList.some((f) => f.kind === 'generic_fk' && (f.typeColumn === name || f.idColumn === name));
 
   for (const field of model.fieldList) {
+    if (field.kind === 'related' && field.countOf) {
+      const via = field.countOf.model.fields.get(field.def.via ?? '');
+      if (!via || via.kind !== 'fk' || via.target !== model) {
+        throw new DefinitionError(file, `/fields/${field.name}/via`, `"${field.def.via ?? ''}" is not a foreign key of ${field.countOf.model.label} to ${model.label}`);
+      }
+      field.countOf.via = via;
+    }
     if (field.kind === 'count' && field.countOf) {
       const via = field.countOf.model.fields.get(field.def.via ?? '');
       if (!via || (via.kind !== 'fk' && via.kind !== 'm2m') || via.target !== model) {

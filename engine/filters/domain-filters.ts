@@ -23,33 +23,69 @@ function anyOf(parts: Condition[]): Condition {
   return { sql: parts.map((p) => `(${p.sql})`).join(' OR '), bindings: parts.flatMap((p) => p.bindings) };
 }
 
+/** One step of a path: a foreign key, or a generic relation narrowed to one type (assigned_object[dcim.interface]). */
+interface Hop {
+  field: ResolvedField;
+  target: ResolvedModel;
+  /** Set for a generic hop: the type label its type column must hold. */
+  typeLabel?: string;
+}
+
+/** The id column a hop reads on its own table, and the extra condition a generic hop needs there. */
+function hopColumn(hop: Hop, table: string): { col: string; guard: string } {
+  if (!hop.typeLabel) return { col: `${table}.${quoteIdent(hop.field.column!)}`, guard: '' };
+  // Labels come from the definitions (checked against the registry), never from a request.
+  return { col: `${table}.${quoteIdent(hop.field.idColumn!)}`, guard: `${table}.${quoteIdent(hop.field.typeColumn!)} = '${hop.typeLabel}' AND ` };
+}
+
 /**
- * Follows a dotted path of foreign keys (site.region) from the list's table; returns the final
- * relation and the SQL expression of the id column it compares (nested subqueries for each hop).
+ * Follows a dotted path of foreign keys (site.region), or of generic relations narrowed to a type
+ * (assigned_object[dcim.interface].device), from the list's table; returns the final field and the SQL
+ * that reaches it (nested subqueries for each hop).
  */
-function pathTo(model: ResolvedModel, path: string): { field: ResolvedField; wrap: (inner: (col: string) => string) => string; value: () => string } | null {
-  const parts = path.split('.');
+function pathTo(model: ResolvedModel, path: string): { field: ResolvedField; last: Hop | null; wrap: (inner: (col: string) => string) => string; value: () => string } | null {
   let current = model;
-  const hops: ResolvedField[] = [];
-  for (const p of parts) {
-    const f = current.fields.get(p);
-    if (!f) return null;
-    hops.push(f);
-    if (f.kind === 'fk' && f.target) current = f.target;
+  const hops: Hop[] = [];
+  let field: ResolvedField | undefined;
+  let lastHop: Hop | null = null;
+  // Dots inside a [type] belong to the type label, not to the path.
+  for (const part of path.match(/[^.[\]]+(?:\[[^\]]*\])?/g) ?? []) {
+    const m = /^([a-z_][a-z0-9_]*)(?:\[([a-z0-9_]+\.[a-z0-9_]+)\])?$/.exec(part);
+    if (!m || field) {
+      if (field?.kind === 'fk' && field.target) {
+        hops.push({ field, target: field.target });
+        current = field.target;
+      } else if (field && lastHop) {
+        hops.push(lastHop);
+        current = lastHop.target;
+      } else if (field) return null;
+      if (!m) return null;
+    }
+    field = current.fields.get(m[1]!);
+    if (!field) return null;
+    lastHop = null;
+    if (m[2]) {
+      const target = field.kind === 'generic_fk' ? [...(field.genericTargets === 'any' ? [] : field.genericTargets ?? [])].find((t) => t.label === m[2]) : undefined;
+      if (!target) return null;
+      lastHop = { field, target, typeLabel: target.label };
+    }
   }
-  const last = hops[hops.length - 1]!;
-  const via = hops.slice(0, -1);
-  if (via.some((h) => h.kind !== 'fk')) return null;
+  if (!field) return null;
+  const via = hops;
+  const last = field;
   return {
     field: last,
+    last: lastHop,
     wrap: (inner) => {
-      // Innermost: the last relation's column on the model that holds it, then outwards hop by hop.
+      // Innermost: the last field's column on the model that holds it, then outwards hop by hop.
       let alias = via.length ? `p${via.length}` : 't';
-      let expr = inner(`"${alias}".${quoteIdent(last.column ?? 'id')}`);
+      let expr = inner(`"${alias}".${quoteIdent(lastHop ? lastHop.field.idColumn! : (last.column ?? 'id'))}`);
+      if (lastHop) expr = `${hopColumn(lastHop, `"${alias}"`).guard}(${expr})`;
       for (let i = via.length - 1; i >= 0; i--) {
         const hop = via[i]!;
         const outer = i === 0 ? '"t"' : `"p${i}"`;
-        expr = `${outer}.${quoteIdent(hop.column!)} IN (SELECT "${alias}"."id" FROM ${quoteIdent(hop.target!.table)} AS "${alias}" WHERE ${expr})`;
+        const { col, guard } = hopColumn(hop, outer);
+        expr = `${guard}${col} IN (SELECT "${alias}"."id" FROM ${quoteIdent(hop.target.table)} AS "${alias}" WHERE ${expr})`;
         alias = `p${i}`;
       }
       return expr;
@@ -57,10 +93,13 @@ function pathTo(model: ResolvedModel, path: string): { field: ResolvedField; wra
     value: () => {
       // The last column read along the path as nested scalar subqueries: NULL when a hop on the way is
       // unset, as through Django's LEFT JOINs.
-      let expr = via.length ? `"t".${quoteIdent(via[0]!.column!)}` : `"t".${quoteIdent(last.column ?? 'id')}`;
+      const lastCol = lastHop ? lastHop.field.idColumn! : (last.column ?? 'id');
+      let expr = via.length ? hopColumn(via[0]!, '"t"').col : `"t".${quoteIdent(lastCol)}`;
+      if (via[0]?.typeLabel) expr = `(CASE WHEN ${hopColumn(via[0], '"t"').guard}TRUE THEN ${expr} END)`;
       via.forEach((hop, i) => {
-        const next = i + 1 < via.length ? via[i + 1]!.column! : (last.column ?? 'id');
-        expr = `(SELECT "v${i}".${quoteIdent(next)} FROM ${quoteIdent(hop.target!.table)} AS "v${i}" WHERE "v${i}"."id" = ${expr})`;
+        const nextHop = via[i + 1];
+        const next = nextHop ? hopColumn(nextHop, `"v${i}"`) : { col: `"v${i}".${quoteIdent(lastCol)}`, guard: lastHop ? hopColumn(lastHop, `"v${i}"`).guard : '' };
+        expr = `(SELECT ${next.guard ? `CASE WHEN ${next.guard}TRUE THEN ${next.col} END` : next.col} FROM ${quoteIdent(hop.target.table)} AS "v${i}" WHERE "v${i}"."id" = ${expr})`;
       });
       return expr;
     },
@@ -83,6 +122,37 @@ function declared(model: ResolvedModel, name: string, spec: Filter): FilterDef[]
   const path = spec.field ?? name;
   const route = pathTo(model, path);
   if (!route) throw new Error(`${model.label}: filter ${name} names an unknown field path ${path}`);
+  if (spec.lookup === 'is_set') {
+    // true: the relation (or value) is set; false: it is not.
+    const cols = route.field.kind === 'generic_fk' ? [route.field.typeColumn!] : route.field.column ? [route.field.column] : [];
+    if (!cols.length) throw new Error(`${model.label}: filter ${name} needs a stored field at ${path}`);
+    return [{
+      name,
+      lookups: ['exact'],
+      field: route.field,
+      kind: 'boolean',
+      async compile(_lookup, values, param, ctx) {
+        const flags = parseAll('boolean', values, param, ctx);
+        if (!flags) return null;
+        return { sql: route.wrap((c) => `${flags[0] ? '' : 'NOT '}(${c.replace(/"[^"]+"$/, quoteIdent(cols[0]!))} IS NOT NULL)`), bindings: [] };
+      },
+    }];
+  }
+  if (route.last && spec.lookup === 'fk_id') {
+    // The generic relation itself, narrowed to one type: its id column against the given ids.
+    return [{
+      name,
+      lookups: ['exact', 'n'],
+      field: route.field,
+      kind: 'integer',
+      async compile(lookup, values, param, ctx) {
+        const ids = parseAll('integer', values, param, ctx);
+        if (!ids) return null;
+        const c = { sql: route.wrap((col) => `${col} = ANY(?)`), bindings: [ids] };
+        return lookup === 'n' ? { sql: `NOT (${c.sql})`, bindings: c.bindings } : c;
+      },
+    }];
+  }
   if (spec.lookup === 'fk_id' || spec.lookup === 'fk_key') {
     if (route.field.kind !== 'fk') throw new Error(`${model.label}: filter ${name} needs a foreign key at ${path}`);
     // Reuse the relation filter, compiled against the innermost column, then wrapped in the path's subqueries.

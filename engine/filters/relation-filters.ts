@@ -149,11 +149,11 @@ function tagFilter(field: ResolvedField): FilterDef {
 }
 
 function genericFilters(field: ResolvedField): FilterDef[] {
-  const typeCol = `"t".${quoteIdent(`${field.name}_type`)}`;
-  const idCol = `"t".${quoteIdent(`${field.name}_id`)}`;
+  const typeCol = `"t".${quoteIdent(field.typeColumn!)}`;
+  const idCol = `"t".${quoteIdent(field.idColumn!)}`;
   return [
     {
-      name: `${field.name}_type`,
+      name: field.typeColumn!,
       lookups: ['exact', 'n'],
       field,
       kind: 'content_type',
@@ -169,7 +169,7 @@ function genericFilters(field: ResolvedField): FilterDef[] {
       },
     },
     {
-      name: `${field.name}_id`,
+      name: field.idColumn!,
       lookups: ['exact', 'n'],
       field,
       kind: 'integer',

@@ -52,6 +52,7 @@ export const commonResponses: Record<string, JsonSchema> = {
   Conflict: detail('The object cannot be deleted: other objects depend on it (the message names them).'),
   PayloadTooLarge: detail('The request body is too large.'),
   UnsupportedMediaType: detail('The request body is not JSON (send Content-Type: application/json).'),
+  TooManyRequests: detail('Too many failed attempts: try again after the time the Retry-After header gives.'),
 };
 
 /** Query parameters every list (or every endpoint) shares. */

@@ -145,6 +145,8 @@ export function listParameters(registry: Registry, model: ResolvedModel): JsonSc
         + 'A text field\'s filter logic decides: loose matches contained text, exact the whole value. Example: {"cf_rack_owner": "ops"}.',
       style: 'form',
       explode: true,
+      // An empty example, so interactive documentation sends no made-up cf_ parameters.
+      example: {},
       schema: {
         type: 'object',
         propertyNames: { pattern: '^cf_[a-z0-9_]+(__(n|ic|nic|isw|nisw|iew|niew|ie|nie|empty|lt|lte|gt|gte))?$' },

@@ -32,6 +32,9 @@ export function modelPathItems(registry: Registry, model: ResolvedModel): Record
   const op = operationPrefix(model);
   const tags = [model.app];
   const one = model.verboseName;
+  // "an IP address", "a site": by the first letter, which is right for the type names there are.
+  const a = /^[aeiou]/i.test(one) ? 'an' : 'a';
+  const capitalA = a === 'an' ? 'An' : 'A';
   const many = model.verboseNamePlural;
   const about = model.def.description ? `\n\n${model.def.description}` : '';
   const { list, detail } = modelPaths(model);
@@ -53,7 +56,7 @@ export function modelPathItems(registry: Registry, model: ResolvedModel): Record
         tags,
         summary: `Create one or more ${many}`,
         description: `One object creates one ${one} (answered with it and a Location header); a list creates several in one transaction, answered in request order. Related objects are given by id or by an object of attributes that identifies exactly one.${about}`,
-        requestBody: body({ oneOf: [schemaRef(n.create), arrayOf(n.create)] }, `A ${one}, or a list of them.`),
+        requestBody: body({ oneOf: [schemaRef(n.create), arrayOf(n.create)] }, `${capitalA} ${one}, or a list of them.`),
         responses: {
           201: ok(`The created ${one}, or the list of created ${many}.`, { oneOf: [schemaRef(n.full), arrayOf(n.full, 0)] }),
           ...errors('400', '403', '413', '415'),
@@ -89,7 +92,7 @@ export function modelPathItems(registry: Registry, model: ResolvedModel): Record
       get: {
         operationId: `${op}_retrieve`,
         tags,
-        summary: `Retrieve a ${one}`,
+        summary: `Retrieve ${a} ${one}`,
         description: `The ${one} (${n.full}), or its brief form with brief=1 (${n.brief}).${about}`,
         parameters: detailParameters(model),
         responses: { 200: ok(`The ${one}.`, { anyOf: [schemaRef(n.full), schemaRef(n.brief)] }), ...errors('403', '404') },
@@ -97,7 +100,7 @@ export function modelPathItems(registry: Registry, model: ResolvedModel): Record
       put: {
         operationId: `${op}_update`,
         tags,
-        summary: `Replace a ${one}`,
+        summary: `Replace ${a} ${one}`,
         description: `All required fields must be sent; a field left out keeps its value unless it can be reset.`,
         requestBody: body(schemaRef(n.create), `The ${one}.`),
         responses: { 200: ok(`The updated ${one}.`, schemaRef(n.full)), ...errors('400', '403', '404', '413', '415') },
@@ -105,7 +108,7 @@ export function modelPathItems(registry: Registry, model: ResolvedModel): Record
       patch: {
         operationId: `${op}_partial_update`,
         tags,
-        summary: `Update fields of a ${one}`,
+        summary: `Update fields of ${a} ${one}`,
         description: 'Only the fields to change are sent.',
         requestBody: body(schemaRef(n.partial), `The fields of the ${one} to change.`),
         responses: { 200: ok(`The updated ${one}.`, schemaRef(n.full)), ...errors('400', '403', '404', '413', '415') },
@@ -113,7 +116,7 @@ export function modelPathItems(registry: Registry, model: ResolvedModel): Record
       delete: {
         operationId: `${op}_destroy`,
         tags,
-        summary: `Delete a ${one}`,
+        summary: `Delete ${a} ${one}`,
         description: `409 when other objects depend on the ${one} and protect it.`,
         responses: { 204: noContent, ...errors('403', '404', '409') },
       },

@@ -5,6 +5,7 @@ import { commonParameters, commonResponses, commonSchemas, securitySchemes, TOKE
 import { modelComponents } from './model-components';
 import { modelPathItems } from './model-operations';
 import { specialPaths, specialSchemas } from './special-paths';
+import { listActionPaths } from './list-action-paths';
 
 export type OpenApiDocument = Record<string, unknown> & {
   openapi: string;
@@ -27,13 +28,15 @@ export function buildOpenApiDocument(registry: Registry, version: string): OpenA
   const models = [...registry.models.values()].sort((a, b) => a.label.localeCompare(b.label));
   for (const model of models) Object.assign(schemas, modelComponents(model, exposed.has(model)));
 
-  const paths: Record<string, Record<string, unknown>> = {};
-  const special = specialPaths(registry) as Record<string, Record<string, unknown>>;
-  // Roots and status first, then the object types, then endpoints below them (tokens/provision/).
-  for (const [p, item] of Object.entries(special)) if (p.split('/').length <= 4) paths[p] = item;
+  // Roots and status first, then each object type's list, detail and extra endpoints (tokens/provision/).
+  const paths: Record<string, Record<string, unknown>> = { ...(specialPaths(registry) as Record<string, Record<string, unknown>>) };
+  const actions = listActionPaths(registry);
+  Object.assign(schemas, actions.schemas);
   const listed = [...exposed].sort((a, b) => `${a.app}/${a.path}`.localeCompare(`${b.app}/${b.path}`));
-  for (const model of listed) Object.assign(paths, modelPathItems(registry, model));
-  for (const [p, item] of Object.entries(special)) if (!(p in paths)) paths[p] = item;
+  for (const model of listed) {
+    Object.assign(paths, modelPathItems(registry, model));
+    for (const [p, item] of Object.entries(actions.paths)) if (p.startsWith(`/api/${model.app}/${model.path}/`)) paths[p] = item;
+  }
 
   const used = new Set(listed.map((m) => m.app));
   const tags = [

@@ -1,10 +1,7 @@
 import type { Registry } from '../definitions/registry-types';
 import { APPLICATIONS } from '../routes/api-root';
 import type { JsonSchema } from '../validation/request-schema';
-import { modelSchemaNames, responseRef, schemaRef } from './component-names';
-
-/** The path of the token provisioning endpoint (NetBox's, spec 4.7). */
-export const PROVISION_PATH = '/api/users/tokens/provision/';
+import { schemaRef } from './component-names';
 
 const links: JsonSchema = { type: 'object', additionalProperties: { type: 'string', format: 'uri' } };
 const ok = (description: string, schema: JsonSchema) => ({ description, content: { 'application/json': { schema } } });
@@ -23,11 +20,6 @@ export const specialSchemas: Record<string, JsonSchema> = {
       'plugins': { type: 'object' },
       'rq-workers-running': { type: 'integer' },
     },
-  },
-  TokenProvisionRequest: {
-    type: 'object',
-    required: ['username', 'password'],
-    properties: { username: { type: 'string', minLength: 1 }, password: { type: 'string', minLength: 1 } },
   },
 };
 
@@ -95,31 +87,7 @@ const schemaPath = {
   },
 };
 
-/** POST /api/users/tokens/provision/: a new write-enabled token for a username and password (no token needed). */
-function provisionPath(registry: Registry): Record<string, unknown> {
-  const token = registry.roles.get('token');
-  if (!token) return {};
-  return {
-    [PROVISION_PATH]: {
-      post: {
-        operationId: 'users_tokens_provision_create',
-        tags: [token.app],
-        summary: 'Provision a token',
-        description: 'Creates a token with a generated key and write enabled for the user whose credentials are given. No token is sent.',
-        security: [],
-        requestBody: { required: true, content: { 'application/json': { schema: schemaRef('TokenProvisionRequest') } } },
-        responses: {
-          201: ok('The new token, key included.', schemaRef(modelSchemaNames(token).full)),
-          400: responseRef('BadRequest'),
-          403: { description: 'Invalid credentials.', content: { 'application/json': { schema: schemaRef('ErrorDetail') } } },
-          415: responseRef('UnsupportedMediaType'),
-        },
-      },
-    },
-  };
-}
-
 /** Every path that is not an object type's list or detail. */
 export function specialPaths(registry: Registry): Record<string, unknown> {
-  return { ...rootPaths(registry), ...schemaPath, ...provisionPath(registry) };
+  return { ...rootPaths(registry), ...schemaPath };
 }

@@ -90,6 +90,8 @@ export async function loadRelated(
           await loadLinks(db, data, field, ids, want);
         } else if (field.kind === 'count' && field.countOf) {
           await loadCounts(db, data, field, ids);
+        } else if (field.kind === 'related' && field.countOf) {
+          await loadRelatedList(db, data, field, ids, want);
         } else if (field.kind === 'children') {
           await loadChildren(db, registry, data, group.model, field, ids, want);
         } else if (field.kind === 'reverse_generic') {
@@ -175,4 +177,17 @@ async function loadDepths(db: Knex | Knex.Transaction, data: RelatedData, model:
   let map = data.depths.get(model.label);
   if (!map) data.depths.set(model.label, (map = new Map()));
   for (const r of result.rows as Array<{ k: number; n: number }>) map.set(r.k, r.n);
+}
+
+/** related: the ids of the rows whose foreign key points at each object (NAT outside addresses), in id order. */
+async function loadRelatedList(db: Knex | Knex.Transaction, data: RelatedData, field: ResolvedField, ids: number[], want: (m: ResolvedModel, id: unknown) => void): Promise<void> {
+  const { model, via } = field.countOf!;
+  const col = quoteIdent(via.column!);
+  const result = await db.raw(`SELECT ${col} AS "k", "id" FROM ${quoteIdent(model.table)} WHERE ${col} = ANY(?) ORDER BY "id"`, [ids]);
+  const map = new Map<number, number[]>();
+  for (const r of result.rows as Array<{ k: number; id: number }>) {
+    map.set(r.k, [...(map.get(r.k) ?? []), r.id]);
+    want(model, r.id);
+  }
+  data.links.set(`${field.model.label}.${field.name}`, map);
 }

@@ -8,7 +8,7 @@ export function apiRoot(origin: string): Record<string, string> {
 }
 
 export function appRoot(registry: Registry, origin: string, app: string): Record<string, string> | null {
-  const models = [...registry.models.values()].filter((m) => m.app === app).sort((a, b) => a.path.localeCompare(b.path));
+  const models = [...registry.models.values()].filter((m) => m.app === app && m.exposed).sort((a, b) => a.path.localeCompare(b.path));
   if (!models.length && !(APPLICATIONS as readonly string[]).includes(app)) return null;
   return Object.fromEntries(models.map((m) => [m.path, `${origin}/api/${app}/${m.path}/`]));
 }

@@ -2,6 +2,7 @@ import type { Request } from 'express';
 import { HttpError } from './http-error';
 
 const MAX_DEPTH = 100;
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** Whether a Content-Type names JSON, including pynetbox 7.0's "application/json;" with its trailing semicolon. */
 export function isJsonType(contentType: string | undefined): boolean {
@@ -31,9 +32,16 @@ export function parseJsonBody(req: Request): unknown {
   if (!isJsonType(type)) {
     throw new HttpError(415, { detail: `Unsupported media type "${type ?? ''}" in request.` });
   }
+  let text: string;
+  try {
+    // Strict: bytes that are not UTF-8 are refused rather than stored as U+FFFD.
+    text = UTF8.decode(raw);
+  } catch {
+    throw new HttpError(400, { detail: 'JSON parse error - request body is not valid UTF-8' });
+  }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(raw.toString('utf8'));
+    parsed = JSON.parse(text);
   } catch (e) {
     const reason = e instanceof RangeError ? 'document nested too deeply' : (e as Error).message;
     throw new HttpError(400, { detail: `JSON parse error - ${reason}` });

@@ -47,6 +47,7 @@ export async function handleList(ctx: CallContext, req: Request, res: Response, 
     case 'HEAD':
       return sendJson(req, res, 200, await listObjects(ctx, model, fullUrl, await allowedScope(ctx, model, 'view')));
     case 'OPTIONS':
+      if (!ctx.principal && ctx.config.loginRequired) throw notAuthenticated();
       return sendJson(req, res, 200, await optionsFor(ctx, model, true));
     case 'POST': {
       const body = parseJsonBody(req);
@@ -78,6 +79,7 @@ export async function handleDetail(ctx: CallContext, req: Request, res: Response
     case 'HEAD':
       return sendJson(req, res, 200, await getObject(ctx, model, id, await allowedScope(ctx, model, 'view')));
     case 'OPTIONS':
+      if (!ctx.principal && ctx.config.loginRequired) throw notAuthenticated();
       return sendJson(req, res, 200, await optionsFor(ctx, model, false));
     case 'PUT':
     case 'PATCH': {

@@ -8,13 +8,13 @@ function indentOf(req: Request): number | undefined {
   return m ? Math.min(Number(m[1]), 16) : undefined;
 }
 
-/** Installed by the browsable API (engine/browsable) on a browser's request: the same body, rendered as a page. */
-export type HtmlRenderer = (status: number, body: unknown) => string;
+/** Installed by the browsable API (engine/browsable) on a browser's request: the same body as a page, or null to send JSON. */
+export type HtmlRenderer = (status: number, body: unknown) => string | null;
 
 export function sendJson(req: Request, res: Response, status: number, body: unknown): void {
-  const html = res.locals.htmlRenderer as HtmlRenderer | undefined;
-  if (html) {
-    res.status(status).type('text/html; charset=utf-8').send(html(status, body));
+  const page = (res.locals.htmlRenderer as HtmlRenderer | undefined)?.(status, body);
+  if (typeof page === 'string') {
+    res.status(status).type('text/html; charset=utf-8').send(page);
     return;
   }
   const text = JSON.stringify(body, null, indentOf(req));

@@ -3,7 +3,7 @@ import type { ResolvedModel } from '../definitions/registry-types';
 import { prepareWrite, type WriteMode } from '../validation/prepare-write';
 import { ValidationError, type FieldErrors } from '../validation/field-errors';
 import { insertRow, setLinks, updateRow, existingIds, setChildren, childConstraintErrors } from '../storage/write-rows';
-import { deleteObjects, protectedMessage, protectingObjects } from '../storage/delete-objects';
+import { deleteObjects, GenericProtectedError, protectedMessage, protectingObjects } from '../storage/delete-objects';
 import { asPgError, constraintErrors, FK_VIOLATION, RESTRICT_VIOLATION } from '../storage/db-errors';
 import { readByIds } from '../query/read-objects';
 import { checkTreeParent } from '../storage/tree-parent';
@@ -18,7 +18,12 @@ import { afterWrite, beforeDelete } from '../storage/role-hooks';
 type Trx = Knex.Transaction;
 
 /** Writes one prepared object; a constraint the database refuses becomes that element's field errors. */
-async function writeOne(ctx: CallContext, trx: Trx, model: ResolvedModel, body: unknown, mode: WriteMode, id?: number): Promise<number | FieldErrors> {
+async function writeOne(ctx: CallContext, trx: Trx, model: ResolvedModel, body: unknown, mode: WriteMode, id: number | undefined, many: boolean): Promise<number | FieldErrors> {
+  // In a bulk request a failed element is undone to its savepoint so the others can still be checked
+  // and every error reported; a single write just fails, and its transaction with it.
+  const savepoint = async (sql: string) => {
+    if (many) await trx.raw(sql);
+  };
   const prepared = await prepareWrite(trx, ctx.registry, model, body, mode);
   if (!prepared.ok) return prepared.errors;
   const { columns, links, children, mergeColumns } = prepared.write;
@@ -27,7 +32,7 @@ async function writeOne(ctx: CallContext, trx: Trx, model: ResolvedModel, body: 
     if (problem) return { parent: [problem] };
   }
   try {
-    await trx.raw('SAVEPOINT patchbay_write');
+    await savepoint('SAVEPOINT patchbay_write');
     let target = id;
     if (target === undefined) target = await insertRow(trx, model, columns);
     else if (Object.keys(columns).length || links.size || children.size) await updateRow(trx, model, target, columns, mergeColumns);
@@ -35,16 +40,16 @@ async function writeOne(ctx: CallContext, trx: Trx, model: ResolvedModel, body: 
     for (const [field, refs] of children) await setChildren(trx, field, target, refs);
     const invalid = await runFieldValidators(trx, ctx.registry, model, target, columns);
     if (Object.keys(invalid).length) {
-      await trx.raw('ROLLBACK TO SAVEPOINT patchbay_write');
+      await savepoint('ROLLBACK TO SAVEPOINT patchbay_write');
       return invalid;
     }
-    await trx.raw('RELEASE SAVEPOINT patchbay_write');
+    await savepoint('RELEASE SAVEPOINT patchbay_write');
     return target;
   } catch (e) {
     const pg = asPgError(e);
     const errors = pg ? constraintErrors(ctx.registry, model, pg) ?? childConstraintErrors(model, pg) : null;
     if (!errors) throw e;
-    await trx.raw('ROLLBACK TO SAVEPOINT patchbay_write');
+    await savepoint('ROLLBACK TO SAVEPOINT patchbay_write');
     return errors;
   }
 }
@@ -121,7 +126,7 @@ async function writeAll(ctx: CallContext, trx: Trx, model: ResolvedModel, work: 
   const errors: FieldErrors[] = [];
   let failed = false;
   for (const w of work) {
-    const r = await writeOne(ctx, trx, model, w.item, w.mode, w.id);
+    const r = await writeOne(ctx, trx, model, w.item, w.mode, w.id, many);
     if (isErrors(r)) {
       failed = true;
       errors.push(r);
@@ -200,6 +205,11 @@ export async function deleteByIds(ctx: CallContext, model: ResolvedModel, ids: n
       }
     });
   } catch (e) {
+    if (e instanceof GenericProtectedError) {
+      const rows = await readByIds(ctx.knex, ctx.registry, ctx.serializer, e.model, e.ids.slice(0, 100), 'brief');
+      const names = rows.map((r) => `${String(r.display ?? r.id)} (${String(r.id)})`);
+      throw new HttpError(409, { detail: `Unable to delete object. ${e.ids.length} dependent objects were found: ${names.join(', ')}` });
+    }
     const pg = asPgError(e);
     if (pg && (pg.code === RESTRICT_VIOLATION || pg.code === FK_VIOLATION)) {
       const found = await protectingObjects(ctx.knex, model, ids);

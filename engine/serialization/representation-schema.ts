@@ -34,7 +34,10 @@ export function representationSchema(model: ResolvedModel, form: Form, ref: (m: 
   for (const name of names) {
     const f = model.fields.get(name);
     if (!f) {
-      if (implicit[name]) properties[name] = implicit[name]!;
+      // The type or id half of a generic relation, named on its own (as a brief form may), as the serializer shows it.
+      const generic = model.fieldList.find((g) => g.kind === 'generic_fk' && (g.typeColumn === name || g.idColumn === name));
+      if (generic) properties[name] = generic.typeColumn === name ? { type: ['string', 'null'] } : { type: ['integer', 'null'] };
+      else if (implicit[name]) properties[name] = implicit[name]!;
       continue;
     }
     if (f.kind === 'generic_fk' && form === 'full') {
@@ -47,7 +50,9 @@ export function representationSchema(model: ResolvedModel, form: Form, ref: (m: 
     properties.created = implicit.created!;
     properties.last_updated = implicit.last_updated!;
   }
-  return { type: 'object', title: representationName(model, form), additionalProperties: false, required: Object.keys(properties), properties };
+  // A secret (a token's key) is left out unless the configuration reveals it (ALLOW_TOKEN_RETRIEVAL): not required.
+  const required = Object.keys(properties).filter((name) => !model.fields.get(name)?.def.secret);
+  return { type: 'object', title: representationName(model, form), additionalProperties: false, required, properties };
 }
 
 function scalar(f: ResolvedField): JsonSchema {
@@ -83,6 +88,7 @@ function fieldSchema(f: ResolvedField, form: Form, ref: (m: ResolvedModel) => st
     if (f.def.as === 'status') return nullable({ type: 'object', required: ['value', 'label'], properties: { value: { type: 'boolean' }, label: { type: 'string' } } });
     return { type: 'array', items: GENERIC_NESTED };
   }
+  if (f.kind === 'related') return { type: 'array', items: { $ref: ref(f.countOf!.model) } };
   if (f.kind === 'fk') return nullable({ $ref: ref(f.target!) });
   if (f.kind === 'tags' || f.kind === 'm2m') return { type: 'array', items: { $ref: ref(f.target!) } };
   if (f.kind === 'generic_fk') return nullable({ type: 'object', properties: { id: { type: 'integer' }, url: { type: 'string' }, display: { type: 'string' } }, required: ['id', 'url', 'display'] });

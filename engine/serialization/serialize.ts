@@ -133,6 +133,8 @@ export class Serializer {
         const ids = data.links.get(f.joinTable!)?.get(row.id) ?? [];
         return ids.map((id) => this.nested(f.target!, id, data));
       }
+      case 'related':
+        return (data.links.get(`${f.model.label}.${f.name}`)?.get(row.id) ?? []).map((id) => this.nested(f.countOf!.model, id, data));
       case 'count':
         return data.counts.get(`${f.model.label}.${f.name}`)?.get(row.id) ?? 0;
       case 'custom_fields':

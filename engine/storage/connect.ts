@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import knexLib, { Knex } from 'knex';
 import pg from 'pg';
 import ClientPgLite from 'knex-pglite';
@@ -36,7 +37,10 @@ export async function connectDatabase(opts: DatabaseOptions): Promise<Database> 
       searchPath: opts.schema ? [opts.schema] : undefined,
     });
   } else {
-    if (opts.dataDir) fs.mkdirSync(opts.dataDir, { recursive: true });
+    if (opts.dataDir) {
+      fs.mkdirSync(opts.dataDir, { recursive: true });
+      lockDataDir(opts.dataDir);
+    }
     const pglite = new PGlite(opts.dataDir);
     knex = knexLib({
       client: ClientPgLite as unknown as typeof knexLib.Client,
@@ -54,4 +58,37 @@ export async function connectDatabase(opts: DatabaseOptions): Promise<Database> 
     schema: opts.schema,
     close: () => knex.destroy(),
   };
+}
+
+/**
+ * The embedded database is one process's: a second process on the same folder would see a stale copy
+ * and lose its writes. A lock file naming the owner's pid makes the second one stop with a clear error.
+ */
+function lockDataDir(dir: string): void {
+  const lock = path.join(dir, 'patchbay.pid');
+  try {
+    const pid = Number(fs.readFileSync(lock, 'utf8'));
+    if (pid && pid !== process.pid && processAlive(pid)) {
+      throw new Error(`the embedded database in ${dir} is in use by process ${pid}; stop it first (or use DATABASE_URL for a shared server)`);
+    }
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+  }
+  fs.writeFileSync(lock, String(process.pid));
+  process.once('exit', () => {
+    try {
+      if (fs.readFileSync(lock, 'utf8') === String(process.pid)) fs.unlinkSync(lock);
+    } catch {
+      // Already gone.
+    }
+  });
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }

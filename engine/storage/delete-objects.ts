@@ -7,6 +7,16 @@ import { deleteRows } from './write-rows';
 
 type Db = Knex | Knex.Transaction;
 
+/** A delete refused because objects refer to the deleted ones through a protecting generic relation. */
+export class GenericProtectedError extends Error {
+  constructor(
+    readonly model: ResolvedModel,
+    readonly ids: number[],
+  ) {
+    super(`${ids.length} ${model.verboseNamePlural} refer to the object`);
+  }
+}
+
 /** Generic relations (type + id columns) that may point at objects of this model. */
 function genericDependents(registry: Registry, model: ResolvedModel): ResolvedField[] {
   const out: ResolvedField[] = [];
@@ -52,9 +62,10 @@ async function releaseGenericDependents(db: Db, registry: Registry, model: Resol
     const t = quoteIdent(f.model.table);
     const typeCol = quoteIdent(f.typeColumn!);
     const idCol = quoteIdent(f.idColumn!);
-    if (f.def.on_delete === 'cascade') {
+    if (f.def.on_delete === 'cascade' || f.def.on_delete === 'protect') {
       const result = await db.raw(`SELECT "id" FROM ${t} WHERE ${typeCol} = ? AND ${idCol} = ANY(?)`, [model.label, ids]);
       const childIds = (result.rows as Array<{ id: number }>).map((r) => r.id);
+      if (f.def.on_delete === 'protect' && childIds.length) throw new GenericProtectedError(f.model, childIds);
       await deleteObjects(db, registry, f.model, childIds, depth + 1);
     } else {
       await db.raw(`UPDATE ${t} SET ${typeCol} = NULL, ${idCol} = NULL WHERE ${typeCol} = ? AND ${idCol} = ANY(?)`, [model.label, ids]);

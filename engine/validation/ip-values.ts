@@ -31,7 +31,7 @@ export function normalizeInet(text: string): IpParse {
 }
 
 /** A network (NetBox's Prefix.prefix): host bits cleared, or refused when `reject`. */
-export function normalizeCidr(text: string, hostBits: 'clear' | 'reject' | 'keep' = 'clear'): IpParse {
+export function normalizeCidr(text: string, hostBits: 'clear' | 'reject' = 'clear'): IpParse {
   const p = split(text);
   if (!p) return { ok: false, message: `Invalid IP prefix format: ${text}` };
   const network = p.addr.kind() === 'ipv4'

@@ -156,7 +156,8 @@ export interface Field {
     | 'config_context'
     | 'children'
     | 'reverse_generic'
-    | 'link_peers';
+    | 'link_peers'
+    | 'related';
   label?: string;
   help_text?: string;
   /**
@@ -222,15 +223,15 @@ export interface Field {
    */
   sql?: string;
   /**
-   * cidr: what to do with host bits set in a written network.
+   * cidr: a written network with host bits set is cleared to its network (clear, the default) or refused (reject).
    */
-  host_bits?: 'keep' | 'clear' | 'reject';
+  host_bits?: 'clear' | 'reject';
   /**
    * count: the model whose rows are counted; alias: the field repeated; children / reverse_generic / link_peers: the model holding the rows (app.model).
    */
   of?: string;
   /**
-   * count: the fk or m2m on that model pointing here; children: the fk on the child pointing at this object; reverse_generic / link_peers: the generic_fk on that model pointing at this object.
+   * count: the fk or m2m on that model pointing here; children: the fk on the child pointing at this object; reverse_generic / link_peers: the generic_fk on that model pointing at this object. related: the foreign key on that model pointing here (the objects are listed, nested).
    */
   via?: string;
   /**
@@ -292,7 +293,7 @@ export interface Filter {
    */
   field?: string;
   /**
-   * Named lookup of the engine: net_contained, net_contained_or_equal, net_contains_or_equals, net_host_contained, net_mask_length (for inet/cidr fields); fk_id, fk_key (a foreign key reached through the path, by id or natural key); field (the filter of the field at the path, with all its lookups).
+   * Named lookup of the engine: net_contained, net_contained_or_equal, net_contains_or_equals, net_host_contained, net_mask_length (for inet/cidr fields); fk_id, fk_key (a foreign key reached through the path, by id or natural key); field (the filter of the field at the path, with all its lookups). is_set (true/false: the field or relation is set). A path step may narrow a generic relation to one type: assigned_object[dcim.interface].device.
    */
   lookup: string;
   /**
