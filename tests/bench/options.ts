@@ -1,0 +1,84 @@
+/** The command line of `npm run bench`. */
+
+export interface BenchOptions {
+  /** Seconds per measured point (one scenario at one connection count). */
+  duration: number;
+  /** Seconds of each raw-SQL point. */
+  rawDuration: number;
+  /** Seconds of unrecorded warm-up before each scenario. */
+  warmup: number;
+  /** Multiplies the baseline's object counts. */
+  scale: number;
+  /** PGlite in a temporary folder instead of PostgreSQL. */
+  embedded: boolean;
+  /** Scenario names to run ('writes' names the write phases); null runs all. */
+  only: Set<string> | null;
+  connections: number[];
+  help: boolean;
+}
+
+export const USAGE = `usage: npm run bench -- [options]
+
+  --duration <s>     seconds per measured point (default 10)
+  --scale <x>        multiply the baseline data set (default 1)
+  --embedded         run the server on embedded PGlite in a temp folder (default: PostgreSQL,
+                     DATABASE_URL if set, else database patchbay_bench on 127.0.0.1, recreated)
+  --only <a,b,...>   run only these scenarios ("writes" names the write phases)
+  --quick            smoke run: --duration 2 --scale 0.1`;
+
+function numberFlag(name: string, raw: string | undefined): number {
+  const n = Number(raw);
+  if (raw === undefined || raw.startsWith('--') || !Number.isFinite(n) || n <= 0) {
+    throw new Error(`${name} needs a positive number`);
+  }
+  return n;
+}
+
+export function parseOptions(args: readonly string[]): BenchOptions {
+  let duration: number | undefined;
+  let scale: number | undefined;
+  let quick = false;
+  let embedded = false;
+  let help = false;
+  let only: Set<string> | null = null;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    switch (arg) {
+      case '--duration':
+        duration = numberFlag(arg, args[++i]);
+        break;
+      case '--scale':
+        scale = numberFlag(arg, args[++i]);
+        break;
+      case '--embedded':
+        embedded = true;
+        break;
+      case '--quick':
+        quick = true;
+        break;
+      case '--only': {
+        const raw = args[++i];
+        if (raw === undefined || raw.startsWith('--')) throw new Error('--only needs a list of scenario names');
+        only = new Set(raw.split(',').map((s) => s.trim()).filter(Boolean));
+        break;
+      }
+      case '--help':
+      case '-h':
+        help = true;
+        break;
+      default:
+        throw new Error(`unknown option ${arg}`);
+    }
+  }
+  const d = duration ?? (quick ? 2 : 10);
+  return {
+    duration: d,
+    rawDuration: Math.min(2, Math.max(1, d / 5)),
+    warmup: Math.min(1, d / 2),
+    scale: scale ?? (quick ? 0.1 : 1),
+    embedded,
+    only,
+    connections: [1, 8],
+    help,
+  };
+}
