@@ -4,7 +4,7 @@ import type { Condition } from '../query/conditions';
 import { quoteIdent } from '../storage/identifiers';
 import type { FilterDef } from './filter-table';
 import { parseAll, type ValueKind } from './filter-values';
-import { fkFilters } from './relation-filters';
+import { fkFilters, resolveTargets } from './relation-filters';
 import { fieldFilters } from './filter-table';
 
 /**
@@ -146,10 +146,15 @@ function declared(model: ResolvedModel, name: string, spec: Filter): FilterDef[]
       field: route.field,
       kind: 'integer',
       async compile(lookup, values, param, ctx) {
-        const ids = parseAll('integer', values, param, ctx);
-        if (!ids) return null;
-        const c = { sql: route.wrap((col) => `${col} = ANY(?)`), bindings: [ids] };
-        return lookup === 'n' ? { sql: `NOT (${c.sql})`, bindings: c.bindings } : c;
+        // Ids must exist (else a 400, as for any relation filter); 'null' means "no object of this type".
+        const r = await resolveTargets(route.last!.target, 'id', values, param, ctx);
+        if (!r) return null;
+        const parts: Condition[] = [];
+        if (r.ids.length) parts.push({ sql: route.wrap((col) => `${col} = ANY(?)`), bindings: [r.ids] });
+        if (r.wantsNull) parts.push({ sql: `NOT COALESCE((${route.wrap((col) => `${col} IS NOT NULL`)}), FALSE)`, bindings: [] });
+        const c = parts.length ? anyOf(parts) : { sql: 'FALSE', bindings: [] };
+        // __n keeps every row not matched, unassigned ones included (NetBox's exclude()).
+        return lookup === 'n' ? { sql: `NOT COALESCE((${c.sql}), FALSE)`, bindings: c.bindings } : c;
       },
     }];
   }

@@ -19,7 +19,7 @@ const isNull = (v: string) => v === 'null';
  * Ids of the target objects named by the values (by id or by natural key), checked to exist as NetBox
  * does (an unknown one is a 400). One query per parameter, whatever the page size.
  */
-async function resolveTargets(target: ResolvedModel, by: 'id' | ResolvedField, values: string[], param: string, ctx: FilterContext): Promise<{ ids: number[]; wantsNull: boolean } | null> {
+export async function resolveTargets(target: ResolvedModel, by: 'id' | ResolvedField, values: string[], param: string, ctx: FilterContext): Promise<{ ids: number[]; wantsNull: boolean } | null> {
   const wantsNull = values.some(isNull);
   const named = values.filter((v) => !isNull(v));
   if (!named.length) return { ids: [], wantsNull };

@@ -50,7 +50,8 @@ function scalarSchema(field: ResolvedField): JsonSchema {
     case 'datetime':
       return { type: 'string', format: 'date-time' };
     case 'json':
-      return {};
+      // Any JSON value but null, which a NOT NULL column cannot hold (withNull adds it back when the field allows it).
+      return { type: ['object', 'array', 'string', 'number', 'boolean'] };
     case 'choice': {
       const values: unknown[] = field.choices!.entries.map((e) => e.value);
       if (f.blank) values.push('');

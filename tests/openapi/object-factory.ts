@@ -1,0 +1,195 @@
+import type { ResolvedField, ResolvedModel } from '../../engine/definitions/registry-types';
+import { requestSchema, type JsonSchema } from '../../engine/validation/request-schema';
+import type { TestApp } from '../support/test-app';
+
+type Body = Record<string, unknown>;
+
+/**
+ * Makes objects of any type through the API, from the definitions alone: a value for each field by its
+ * kind and its request schema (bounds, patterns, choices), related objects made first. Used to put real
+ * data behind every documented response, so the responses' schemas are checked with nested objects,
+ * choices and links filled in.
+ */
+export class ObjectFactory {
+  private n = 0;
+  private readonly made = new Map<string, number>();
+  private readonly making = new Set<string>();
+  /** Why a type could not be made (its last answer). */
+  readonly failures = new Map<string, unknown>();
+  /** The bodies that created each type. */
+  readonly bodies = new Map<string, Body>();
+
+  constructor(private readonly t: TestApp) {}
+
+  private next(): number {
+    return ++this.n;
+  }
+
+  /** A string for the field: its pattern decides whether a plain token fits. */
+  private text(schema: JsonSchema, required: boolean): string | undefined {
+    const n = this.next();
+    const max = typeof schema.maxLength === 'number' ? schema.maxLength : 50;
+    const candidates = [`v${n}`, `value_${n}`, `${n}`];
+    for (const c of candidates) {
+      const s = c.slice(0, Math.max(1, max));
+      if (typeof schema.pattern !== 'string' || new RegExp(schema.pattern, 'u').test(s)) return s;
+    }
+    return required ? `v${n}` : undefined;
+  }
+
+  private address(kind: 'cidr' | 'inet'): string {
+    const n = this.next();
+    const [a, b] = [Math.floor(n / 250) % 250, n % 250];
+    return kind === 'cidr' ? `10.${a}.${b}.0/24` : `10.${a}.${b}.1/24`;
+  }
+
+  /** A value for one scalar field, or undefined to leave it out. */
+  private scalar(field: ResolvedField, schema: JsonSchema, required: boolean): unknown {
+    const labels = [...this.t.registry.byPath.values()].map((m) => m.label);
+    const base = field.array ? ((schema.items as JsonSchema | undefined) ?? (Array.isArray(schema.anyOf) ? ((schema.anyOf as JsonSchema[])[0]!.items as JsonSchema) : {})) : schema;
+    const one = (): unknown => {
+      switch (field.kind) {
+        case 'choice': {
+          const values = (field.choices?.entries ?? []).map((e) => e.value);
+          return values[0];
+        }
+        case 'cidr':
+        case 'inet':
+          return this.address(field.kind);
+        case 'mac': {
+          const n = this.next();
+          return `02:00:00:00:${(Math.floor(n / 256) % 256).toString(16).padStart(2, '0')}:${(n % 256).toString(16).padStart(2, '0')}`;
+        }
+        case 'integer':
+        case 'positive_integer': {
+          // Small values within the bounds (bounds beyond 2^53 are not exact in JSON numbers).
+          const min = typeof base.minimum === 'number' ? Math.max(base.minimum, 0) : 0;
+          const max = typeof base.maximum === 'number' ? Math.min(base.maximum, 1000000) : 1000000;
+          return min + (this.next() % Math.max(1, Math.min(max - min, 4000)));
+        }
+        case 'decimal':
+        case 'float': {
+          const min = typeof base.minimum === 'number' ? base.minimum : -1000;
+          const max = typeof base.maximum === 'number' ? base.maximum : 1000;
+          return Math.round(((min + max) / 2 + 1.5) * 100) / 100;
+        }
+        case 'boolean':
+          // false: a true here could make a custom field required everywhere, or a user a superuser.
+          return false;
+        case 'date':
+          return '2024-05-06';
+        case 'datetime':
+          return '2099-01-02T03:04:05Z';
+        case 'password':
+          return `Pw-${this.next()}-correct-horse`;
+        case 'slug':
+          return `slug-${this.next()}`;
+        case 'string':
+        case 'text':
+          // A list of type labels (content_types, object_types) names object types; any other text is a token.
+          if (field.array && field.name.endsWith('_types')) return labels.find((l) => l !== field.model.label) ?? labels[0];
+          return this.text(base, required);
+        default:
+          return undefined;
+      }
+    };
+    const v = one();
+    if (v === undefined) return undefined;
+    return field.array ? [v] : v;
+  }
+
+  /** A body for a type: required fields always, optional ones too when `full`; related objects made first. */
+  private async body(model: ResolvedModel, full: boolean): Promise<Body | null> {
+    const schema = requestSchema(model, 'create');
+    const props = schema.properties as Record<string, JsonSchema>;
+    const required = new Set((schema.required as string[] | undefined) ?? []);
+    const body: Body = {};
+    for (const field of model.fieldList) {
+      if (field.readOnly || field.kind === 'custom_fields') continue;
+      if (field.kind === 'generic_fk') {
+        // Required generic relations point at an object of one of their allowed types; optional ones are left out.
+        const typeName = field.typeColumn ?? `${field.name}_type`;
+        if (!required.has(typeName)) continue;
+        const target = await this.genericTarget(field);
+        if (!target) return null;
+        body[typeName] = target.model.label;
+        body[field.idColumn ?? `${field.name}_id`] = target.id;
+        continue;
+      }
+      const isRequired = required.has(field.name);
+      if (!isRequired && !full) continue;
+      if (field.kind === 'json') {
+        // Free-form JSON: an object where one is required, otherwise left out (its meaning is the type's own).
+        if (isRequired) body[field.name] = { made_by: 'object-factory' };
+        continue;
+      }
+      if (field.kind === 'fk' || field.kind === 'm2m' || field.kind === 'tags') {
+        const target = field.target!;
+        // A relation back into what is being made (a tree's parent, nat_inside) is left out unless required.
+        if (this.making.has(target.label) || !this.t.registry.byPath.has(`${target.app}/${target.path}`)) {
+          if (isRequired) return null;
+          continue;
+        }
+        const id = await this.make(target);
+        if (id === null) {
+          if (isRequired) return null;
+          continue;
+        }
+        body[field.name] = field.kind === 'fk' ? id : [id];
+        continue;
+      }
+      const v = this.scalar(field, props[field.name] ?? {}, isRequired);
+      if (v !== undefined) body[field.name] = v;
+    }
+    return body;
+  }
+
+  /** An object for a generic relation: of the first allowed type that can be made. */
+  private async genericTarget(field: ResolvedField): Promise<{ model: ResolvedModel; id: number } | null> {
+    const exposed = (m: ResolvedModel) => this.t.registry.byPath.has(`${m.app}/${m.path}`) && !this.making.has(m.label);
+    const allowed = field.genericTargets === 'any' || !field.genericTargets ? [...this.t.registry.byPath.values()] : field.genericTargets;
+    for (const m of allowed.filter(exposed)) {
+      const id = await this.make(m);
+      if (id !== null) return { model: m, id };
+    }
+    return null;
+  }
+
+  /**
+   * Bodies to try for a type, best first: every field it can fill, then only the required ones.
+   * Related objects are made (once) on the way.
+   */
+  async bodiesFor(model: ResolvedModel): Promise<Body[]> {
+    this.making.add(model.label);
+    try {
+      const out: Body[] = [];
+      for (const full of [true, false]) {
+        const b = await this.body(model, full);
+        if (b) out.push(b);
+      }
+      return out;
+    } finally {
+      this.making.delete(model.label);
+    }
+  }
+
+  /** Creates one object of the type (reusing the first one made unless `fresh`); its id, or null. */
+  async make(model: ResolvedModel, fresh = false): Promise<number | null> {
+    if (!fresh && this.made.has(model.label)) return this.made.get(model.label)!;
+    for (const body of await this.bodiesFor(model)) {
+      const r = await this.t.api.post(`/api/${model.app}/${model.path}/`).set(this.t.auth).send(body);
+      if (r.status === 201) {
+        this.remember(model, body, r.body.id as number);
+        return r.body.id as number;
+      }
+      this.failures.set(model.label, { status: r.status, body: r.body, sent: body });
+    }
+    return null;
+  }
+
+  /** Records an object made elsewhere (by a test's own POST) as the type's reusable one. */
+  remember(model: ResolvedModel, body: Body, id: number): void {
+    this.bodies.set(model.label, body);
+    if (!this.made.has(model.label)) this.made.set(model.label, id);
+  }
+}
