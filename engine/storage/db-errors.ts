@@ -18,12 +18,19 @@ export function asPgError(e: unknown): PgError | null {
 }
 
 export const UNIQUE_VIOLATION = '23505';
+export const NOT_NULL_VIOLATION = '23502';
 export const FK_VIOLATION = '23503';
 /** PostgreSQL 16+ reports ON DELETE RESTRICT as restrict_violation; 15 as foreign_key_violation. */
 export const RESTRICT_VIOLATION = '23001';
 
 /** A write that broke a unique or foreign-key constraint, told as the field errors NetBox would give. */
 export function constraintErrors(registry: Registry, model: ResolvedModel, e: PgError): FieldErrors | null {
+  if (e.code === NOT_NULL_VIOLATION && e.table === model.table) {
+    // Validation should have caught it; if a column still refuses a null, say which field.
+    const column = (e as PgError & { column?: string }).column;
+    const field = model.fieldList.find((f) => f.column === column || f.typeColumn === column || f.idColumn === column);
+    return { [field?.name ?? column ?? 'non_field_errors']: ['This field may not be null.'] };
+  }
   if (e.code === UNIQUE_VIOLATION && e.constraint) {
     const u = model.uniques.find((x) => x.constraint === e.constraint);
     if (!u) return null;
