@@ -26,7 +26,8 @@ function scalarSchema(field: ResolvedField): JsonSchema {
       if (max) s.maxLength = max;
       if (!f.blank) s.minLength = 1;
       if (field.kind === 'slug') s.pattern = SLUG_PATTERN;
-      else if (f.pattern) s.pattern = f.pattern;
+      // A field that may be blank takes "" whatever its pattern says (dns_name, email).
+      else if (f.pattern) s.pattern = f.blank ? `(?:${f.pattern})|^$` : f.pattern;
       return s;
     }
     case 'integer':

@@ -1,0 +1,194 @@
+/**
+ * Filters derived from the definitions, tested from the definitions. For every model with a list
+ * endpoint, every filter of its filter table (filterTable(model)) is classified by kind and queried,
+ * positive and negated, with values of objects generated for it (A, B, C differing in every field,
+ * related objects created first by following the relations); each result is compared, as the exact set
+ * of ids of the whole table, with an oracle written once per kind. The first filter of each kind in a
+ * model also runs its kind's other lookups and must answer an invalid value with a 400 naming the
+ * parameter (see planAll for how much each filter runs), and unknown parameters must change nothing.
+ * Adding a model or a field adds its tests; a filter of a kind the suite does not know fails.
+ */
+import path from 'node:path';
+import { loadRegistry } from '../../engine/boot';
+import type { ResolvedModel } from '../../engine/definitions/registry-types';
+import { filterTable, type FilterDef } from '../../engine/filters/filter-table';
+import { startTestApp, type TestApp } from '../support/test-app';
+import { checksFor, classify, invalidChecks, matches, paramOf, pathFields, type Family, type Universe } from './support/filter-plan';
+import { generateSets } from './support/generate-sets';
+import { list, sorted, UniverseCache } from './support/list-client';
+import { ObjectFactory, type Rep } from './support/object-factory';
+
+// Read at collection time (the same files the app loads) so that each model and filter is a test of
+// its own; the first test checks that the running app serves exactly these filters.
+const definitions = loadRegistry(path.resolve(__dirname, '..', '..', 'schema'));
+const listed = [...new Set(definitions.byPath.values())];
+
+interface Planned {
+  def: FilterDef;
+  fam: Family | string;
+  /** The lookups this test runs (see planAll). */
+  lookups: readonly string[];
+  /** Only the first value list of each lookup. */
+  thin: boolean;
+  /** How many invalid values to try (all for the first of a kind in the suite, one for the first in a model). */
+  invalid: number;
+}
+
+/** Lookups the first filter of a kind runs in each model after the suite's first (one value list each). */
+const MODEL_LOOKUPS = ['exact', 'n', 'ic', 'gte', 'empty'];
+/** Lookups every further filter of a kind runs (the same code on another column). */
+const FIELD_LOOKUPS = ['exact', 'n'];
+
+/**
+ * How much each filter is exercised, so that the suite stays fast as models are added while every
+ * model keeps every kind: the first filter of a kind in the whole suite runs every lookup with every
+ * value list; the first of that kind in each other model runs exact, n, ic, gte and empty (those it
+ * has) with one value list; every other filter runs exact and n. id, created and last_updated compile
+ * to the same SQL in every model, so after the first model they are sampled like further filters.
+ */
+function planAll(models: ResolvedModel[]): Map<string, Planned[]> {
+  const suiteSeen = new Set<string>();
+  const out = new Map<string, Planned[]>();
+  for (const m of models) {
+    const modelSeen = new Set<string>();
+    out.set(m.label, [...filterTable(m).values()].map((def) => {
+      const fam = classify(m, def);
+      const kind = typeof fam === 'string' ? fam : `${fam.kind}/${fam.order ?? ''}`;
+      const sameEverywhere = !def.field && !m.def.filters?.[def.name];
+      const firstInSuite = !suiteSeen.has(kind);
+      const firstInModel = !modelSeen.has(kind) && !sameEverywhere;
+      suiteSeen.add(kind);
+      modelSeen.add(kind);
+      const pick = (wanted: string[]) => {
+        const l = def.lookups.filter((x) => wanted.includes(x));
+        return l.length ? l : def.lookups;
+      };
+      if (firstInSuite) return { def, fam, lookups: def.lookups, thin: false, invalid: Infinity };
+      if (firstInModel) return { def, fam, lookups: pick(MODEL_LOOKUPS), thin: true, invalid: 1 };
+      return { def, fam, lookups: pick(FIELD_LOOKUPS), thin: true, invalid: 0 };
+    }));
+  }
+  return out;
+}
+
+const plans = planAll(listed);
+
+/**
+ * The models whose rows the oracle reads for these filters: the model itself, targets named by natural
+ * key or walked as trees, and the models along declared paths.
+ */
+function neededModels(m: ResolvedModel, families: Family[]): Set<string> {
+  const out = new Set([m.label]);
+  for (const fam of families) {
+    if (fam.target && (fam.byKey || fam.descend)) out.add(fam.target.label);
+    if (fam.set.startsWith('path:') || fam.set.startsWith('net:')) {
+      for (const hop of pathFields(m, fam.set.slice(fam.set.indexOf(':') + 1))) if (hop.target) out.add(hop.target.label);
+    }
+  }
+  return out;
+}
+
+/** Runs the async functions a few at a time (the app serves requests concurrently on PostgreSQL). */
+async function inBatches<T>(items: T[], size: number, fn: (item: T) => Promise<void>): Promise<void> {
+  for (let i = 0; i < items.length; i += size) await Promise.all(items.slice(i, i + size).map(fn));
+}
+
+let t: TestApp;
+let factory: ObjectFactory;
+let universes: UniverseCache;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  factory = new ObjectFactory(t);
+  universes = new UniverseCache(t, factory.dirty);
+});
+
+afterAll(async () => {
+  await t?.close();
+});
+
+const describeFilters = (table: Map<string, FilterDef>) => [...table.values()].map((d) => `${d.name}:${d.lookups.join(',')}`).sort();
+
+test('the running app serves exactly the filters this suite enumerated from the definitions', () => {
+  const served = [...new Set(t.registry.byPath.values())].map((m) => [m.label, describeFilters(filterTable(m))]);
+  const enumerated = listed.map((m) => [m.label, describeFilters(filterTable(m))]);
+  expect(served).toEqual(enumerated);
+  expect(listed.length).toBeGreaterThan(0);
+});
+
+test('every kind of filter the definitions produce is exercised somewhere', () => {
+  const kinds = new Set([...plans.values()].flat().map((p) => (typeof p.fam === 'string' ? `unclassified: ${p.fam}` : p.fam.kind)));
+  const lookups = new Set([...plans.values()].flat().flatMap((p) => p.def.lookups));
+  // The floor of what today's definitions contain; new kinds only add to it.
+  for (const kind of [
+    'id', 'created', 'last_updated', 'string', 'numeric', 'date', 'datetime', 'boolean', 'choice', 'computed choice',
+    'cidr', 'inet', 'array membership', 'fk _id', 'fk natural key', 'fk _id (tree descendants)', 'fk _id (tree parent, direct)',
+    'tags', 'generic _type', 'generic _id', 'declared fk_id', 'declared fk_id (tree descendants)', 'declared fk_key (tree descendants)',
+    'declared field (numeric)', 'declared net_contained', 'declared net_contained_or_equal', 'declared net_contains_or_equals',
+    'declared net_host_contained', 'declared net_mask_length',
+  ]) {
+    expect([...kinds]).toContain(kind);
+  }
+  expect([...kinds].filter((k) => k.startsWith('unclassified'))).toEqual([]);
+  for (const l of ['exact', 'n', 'ic', 'nic', 'isw', 'nisw', 'iew', 'niew', 'ie', 'nie', 'empty', 'lt', 'lte', 'gt', 'gte']) expect([...lookups]).toContain(l);
+});
+
+for (const defined of listed) {
+  const label = defined.label;
+  const planned = plans.get(label)!;
+
+  describe(label, () => {
+    let model: ResolvedModel;
+    let sets: Map<string, number[]>;
+    let u: Universe;
+
+    beforeAll(async () => {
+      model = t.registry.byPath.get(`${defined.app}/${defined.path}`)!;
+      const families = planned.map((p) => p.fam).filter((f): f is Family => typeof f !== 'string');
+      sets = await generateSets(t, factory, model, families);
+      u = await universes.get(neededModels(model, families));
+    });
+
+    for (const { def, fam, lookups, thin, invalid: invalidCount } of planned) {
+      const kind = typeof fam === 'string' ? 'unclassified' : fam.kind;
+      test(`${def.name} [${kind}]: ${lookups.join(' ')}${invalidCount ? '; invalid values are a 400' : ''}`, async () => {
+        if (typeof fam === 'string') throw new Error(`${label} filter ${def.name}: ${fam}. Teach tests/filters/support/filter-plan.ts this kind of filter.`);
+        const rows = [...u.get(label)!.values()];
+        const set = sets.get(fam.set)!.map((id) => u.get(label)!.get(id)!);
+        const checks = checksFor(fam, def, set, u, lookups, thin);
+        let informative = 0;
+        await inBatches(checks, 6, async (c) => {
+          const param = paramOf(def.name, c.lookup);
+          const expected = sorted(rows.filter((r: Rep) => matches(fam, c.lookup, c.values, r, u)).map((r) => r.id as number));
+          if (expected.length > 0 && expected.length < rows.length) informative++;
+          const got = await list(t, model, c.values.map((v) => [param, v]), { brief: true });
+          expect({ param, values: c.values, status: got.status, ids: sorted(got.ids) }).toEqual({ param, values: c.values, status: 200, ids: expected });
+        });
+        // The data must tell the lookups apart, or the comparisons above prove nothing.
+        expect(informative).toBeGreaterThan(0);
+
+        if (!invalidCount) return;
+        const invalid = invalidChecks(fam, def).filter((c) => lookups.includes(c.lookup)).slice(0, invalidCount);
+        expect(invalid.length).toBeGreaterThan(0);
+        await inBatches(invalid, 6, async (c) => {
+          const param = paramOf(def.name, c.lookup);
+          const got = await list(t, model, [[param, c.values[0]!]], { brief: true });
+          expect({ param, value: c.values[0], status: got.status, keys: Object.keys(got.body ?? {}) }).toEqual({ param, value: c.values[0], status: 400, keys: [param] });
+          expect(got.body[param]).toEqual([expect.any(String)]);
+        });
+      });
+    }
+
+    test('unknown parameters, unknown lookups, unknown cf_ names and unknown ordering fields are ignored', async () => {
+      const all = sorted([...u.get(label)!.keys()]);
+      const someFilter = planned[planned.length - 1]!.def.name;
+      for (const query of [
+        [['no_such_filter', '1'], [`${someFilter}__no_such_lookup`, 'x'], ['cf_no_such_custom_field', 'x'], ['ordering', 'no_such_field']],
+        [['no_such_filter', "' OR 1=1 --"], ['also_unknown__ic', 'x'], ['id__regex', '.*']],
+      ] as Array<Array<[string, string]>>) {
+        const got = await list(t, model, query, { brief: true });
+        expect({ query, status: got.status, ids: sorted(got.ids) }).toEqual({ query, status: 200, ids: all });
+      }
+    });
+  });
+}
