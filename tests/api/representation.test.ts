@@ -84,16 +84,9 @@ const CASES: Record<string, Case> = {
   },
   ipaddress: {
     endpoint: 'ipam/ip-addresses',
-    full: ['id', 'url', 'display', 'family', 'address', 'vrf', 'tenant', 'status', 'role', 'assigned_object_type', 'assigned_object_id', 'assigned_object', 'nat_inside', 'dns_name', 'description', 'comments', 'tags', 'custom_fields', 'created', 'last_updated'],
+    full: ['id', 'url', 'display', 'family', 'address', 'vrf', 'tenant', 'status', 'role', 'assigned_object_type', 'assigned_object_id', 'assigned_object', 'nat_inside', 'nat_outside', 'dns_name', 'description', 'comments', 'tags', 'custom_fields', 'created', 'last_updated'],
     brief: ['id', 'url', 'display', 'family', 'address'],
-    differences: {
-      ...NONE,
-      missing: {
-        // KNOWN GAP (reported): spec 2.2 lists nat_outside; a reverse relation (the addresses whose
-        // nat_inside is this one) has no field kind in the definition language yet.
-        nat_outside: 'KNOWN GAP: reverse relation field kind missing',
-      },
-    },
+    differences: NONE,
   },
   vlan: {
     endpoint: 'ipam/vlans',
