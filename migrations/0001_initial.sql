@@ -39,6 +39,8 @@
 -- create table dcim_site_tags
 -- create table dcim_sitegroup
 -- create table dcim_sitegroup_tags
+-- create table dcim_virtualchassis
+-- create table dcim_virtualchassis_tags
 -- create table extras_configcontext
 -- create table extras_configcontext_cluster_groups
 -- create table extras_configcontext_cluster_types
@@ -118,6 +120,7 @@
 -- add unique dcim_device_primary_ip4_id_key on dcim_device (primary_ip4_id)
 -- add unique dcim_device_primary_ip6_id_key on dcim_device (primary_ip6_id)
 -- add unique dcim_device_rack_id_position_face_uniq on dcim_device (rack_id, position, face)
+-- add unique dcim_device_virtual_chassis_id_vc_position_uniq on dcim_device (virtual_chassis_id, vc_position)
 -- add unique dcim_devicerole_name_key on dcim_devicerole (name)
 -- add unique dcim_devicerole_slug_key on dcim_devicerole (slug)
 -- add unique dcim_devicetype_manufacturer_id_model_uniq on dcim_devicetype (manufacturer_id, model)
@@ -140,6 +143,7 @@
 -- add unique dcim_site_slug_key on dcim_site (slug)
 -- add unique dcim_sitegroup_parent_id_name_uniq on dcim_sitegroup (parent_id, name) nulls not distinct
 -- add unique dcim_sitegroup_parent_id_slug_uniq on dcim_sitegroup (parent_id, slug) nulls not distinct
+-- add unique dcim_virtualchassis_master_id_key on dcim_virtualchassis (master_id)
 -- add unique extras_configcontext_name_key on extras_configcontext (name)
 -- add unique extras_customfield_name_key on extras_customfield (name)
 -- add unique extras_tag_name_key on extras_tag (name)
@@ -206,6 +210,7 @@
 -- add index dcim_device_role_id_idx on dcim_device (role_id)
 -- add index dcim_device_site_id_idx on dcim_device (site_id)
 -- add index dcim_device_tenant_id_idx on dcim_device (tenant_id)
+-- add index dcim_device_virtual_chassis_id_idx on dcim_device (virtual_chassis_id)
 -- add index dcim_device_tags_target_idx on dcim_device_tags (target_id)
 -- add index dcim_devicerole_tags_target_idx on dcim_devicerole_tags (target_id)
 -- add index dcim_devicetype_default_platform_id_idx on dcim_devicetype (default_platform_id)
@@ -240,6 +245,8 @@
 -- add index dcim_site_tags_target_idx on dcim_site_tags (target_id)
 -- add index dcim_sitegroup_parent_id_idx on dcim_sitegroup (parent_id)
 -- add index dcim_sitegroup_tags_target_idx on dcim_sitegroup_tags (target_id)
+-- add index dcim_virtualchassis_master_id_idx on dcim_virtualchassis (master_id)
+-- add index dcim_virtualchassis_tags_target_idx on dcim_virtualchassis_tags (target_id)
 -- add index extras_configcontext_cluster_groups_target_idx on extras_configcontext_cluster_groups (target_id)
 -- add index extras_configcontext_cluster_types_target_idx on extras_configcontext_cluster_types (target_id)
 -- add index extras_configcontext_clusters_target_idx on extras_configcontext_clusters (target_id)
@@ -362,6 +369,7 @@
 -- add foreign key dcim_device_role_id_fk on dcim_device (role_id) -> dcim_devicerole (id) on delete restrict
 -- add foreign key dcim_device_site_id_fk on dcim_device (site_id) -> dcim_site (id) on delete restrict
 -- add foreign key dcim_device_tenant_id_fk on dcim_device (tenant_id) -> tenancy_tenant (id) on delete restrict
+-- add foreign key dcim_device_virtual_chassis_id_fk on dcim_device (virtual_chassis_id) -> dcim_virtualchassis (id) on delete set null
 -- add foreign key dcim_device_tags_source_fk on dcim_device_tags (source_id) -> dcim_device (id) on delete cascade
 -- add foreign key dcim_device_tags_target_fk on dcim_device_tags (target_id) -> extras_tag (id) on delete cascade
 -- add foreign key dcim_devicerole_tags_source_fk on dcim_devicerole_tags (source_id) -> dcim_devicerole (id) on delete cascade
@@ -409,6 +417,9 @@
 -- add foreign key dcim_sitegroup_parent_id_fk on dcim_sitegroup (parent_id) -> dcim_sitegroup (id) on delete cascade
 -- add foreign key dcim_sitegroup_tags_source_fk on dcim_sitegroup_tags (source_id) -> dcim_sitegroup (id) on delete cascade
 -- add foreign key dcim_sitegroup_tags_target_fk on dcim_sitegroup_tags (target_id) -> extras_tag (id) on delete cascade
+-- add foreign key dcim_virtualchassis_master_id_fk on dcim_virtualchassis (master_id) -> dcim_device (id) on delete set null
+-- add foreign key dcim_virtualchassis_tags_source_fk on dcim_virtualchassis_tags (source_id) -> dcim_virtualchassis (id) on delete cascade
+-- add foreign key dcim_virtualchassis_tags_target_fk on dcim_virtualchassis_tags (target_id) -> extras_tag (id) on delete cascade
 -- add foreign key extras_configcontext_cluster_groups_source_fk on extras_configcontext_cluster_groups (source_id) -> extras_configcontext (id) on delete cascade
 -- add foreign key extras_configcontext_cluster_groups_target_fk on extras_configcontext_cluster_groups (target_id) -> virtualization_clustergroup (id) on delete cascade
 -- add foreign key extras_configcontext_cluster_types_source_fk on extras_configcontext_cluster_types (source_id) -> extras_configcontext (id) on delete cascade
@@ -701,6 +712,9 @@ CREATE TABLE "dcim_device" (
   "primary_ip6_id" bigint,
   "oob_ip_id" bigint,
   "cluster_id" bigint,
+  "virtual_chassis_id" bigint,
+  "vc_position" integer,
+  "vc_priority" integer,
   "description" varchar(200) NOT NULL DEFAULT '',
   "comments" text NOT NULL DEFAULT '',
   "local_context_data" jsonb,
@@ -974,6 +988,25 @@ CREATE TABLE "dcim_sitegroup" (
 );
 
 CREATE TABLE "dcim_sitegroup_tags" (
+  "source_id" bigint NOT NULL,
+  "target_id" bigint NOT NULL,
+  PRIMARY KEY ("source_id", "target_id")
+);
+
+CREATE TABLE "dcim_virtualchassis" (
+  "id" bigint GENERATED BY DEFAULT AS IDENTITY,
+  "name" varchar(64) NOT NULL,
+  "domain" varchar(30) NOT NULL DEFAULT '',
+  "master_id" bigint,
+  "description" varchar(200) NOT NULL DEFAULT '',
+  "comments" text NOT NULL DEFAULT '',
+  "custom_fields" jsonb NOT NULL DEFAULT '{}'::jsonb,
+  "created" timestamptz NOT NULL DEFAULT now(),
+  "last_updated" timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY ("id")
+);
+
+CREATE TABLE "dcim_virtualchassis_tags" (
   "source_id" bigint NOT NULL,
   "target_id" bigint NOT NULL,
   PRIMARY KEY ("source_id", "target_id")
@@ -1622,6 +1655,8 @@ ALTER TABLE "dcim_device" ADD CONSTRAINT "dcim_device_primary_ip6_id_key" UNIQUE
 
 ALTER TABLE "dcim_device" ADD CONSTRAINT "dcim_device_rack_id_position_face_uniq" UNIQUE ("rack_id", "position", "face");
 
+ALTER TABLE "dcim_device" ADD CONSTRAINT "dcim_device_virtual_chassis_id_vc_position_uniq" UNIQUE ("virtual_chassis_id", "vc_position");
+
 ALTER TABLE "dcim_devicerole" ADD CONSTRAINT "dcim_devicerole_name_key" UNIQUE ("name");
 
 ALTER TABLE "dcim_devicerole" ADD CONSTRAINT "dcim_devicerole_slug_key" UNIQUE ("slug");
@@ -1665,6 +1700,8 @@ ALTER TABLE "dcim_site" ADD CONSTRAINT "dcim_site_slug_key" UNIQUE ("slug");
 ALTER TABLE "dcim_sitegroup" ADD CONSTRAINT "dcim_sitegroup_parent_id_name_uniq" UNIQUE NULLS NOT DISTINCT ("parent_id", "name");
 
 ALTER TABLE "dcim_sitegroup" ADD CONSTRAINT "dcim_sitegroup_parent_id_slug_uniq" UNIQUE NULLS NOT DISTINCT ("parent_id", "slug");
+
+ALTER TABLE "dcim_virtualchassis" ADD CONSTRAINT "dcim_virtualchassis_master_id_key" UNIQUE ("master_id");
 
 ALTER TABLE "extras_configcontext" ADD CONSTRAINT "extras_configcontext_name_key" UNIQUE ("name");
 
@@ -1798,6 +1835,8 @@ CREATE INDEX "dcim_device_site_id_idx" ON "dcim_device" ("site_id");
 
 CREATE INDEX "dcim_device_tenant_id_idx" ON "dcim_device" ("tenant_id");
 
+CREATE INDEX "dcim_device_virtual_chassis_id_idx" ON "dcim_device" ("virtual_chassis_id");
+
 CREATE INDEX "dcim_device_tags_target_idx" ON "dcim_device_tags" ("target_id");
 
 CREATE INDEX "dcim_devicerole_tags_target_idx" ON "dcim_devicerole_tags" ("target_id");
@@ -1865,6 +1904,10 @@ CREATE INDEX "dcim_site_tags_target_idx" ON "dcim_site_tags" ("target_id");
 CREATE INDEX "dcim_sitegroup_parent_id_idx" ON "dcim_sitegroup" ("parent_id");
 
 CREATE INDEX "dcim_sitegroup_tags_target_idx" ON "dcim_sitegroup_tags" ("target_id");
+
+CREATE INDEX "dcim_virtualchassis_master_id_idx" ON "dcim_virtualchassis" ("master_id");
+
+CREATE INDEX "dcim_virtualchassis_tags_target_idx" ON "dcim_virtualchassis_tags" ("target_id");
 
 CREATE INDEX "extras_configcontext_cluster_groups_target_idx" ON "extras_configcontext_cluster_groups" ("target_id");
 
@@ -2110,6 +2153,8 @@ ALTER TABLE "dcim_device" ADD CONSTRAINT "dcim_device_site_id_fk" FOREIGN KEY ("
 
 ALTER TABLE "dcim_device" ADD CONSTRAINT "dcim_device_tenant_id_fk" FOREIGN KEY ("tenant_id") REFERENCES "tenancy_tenant" ("id") ON DELETE RESTRICT DEFERRABLE INITIALLY IMMEDIATE;
 
+ALTER TABLE "dcim_device" ADD CONSTRAINT "dcim_device_virtual_chassis_id_fk" FOREIGN KEY ("virtual_chassis_id") REFERENCES "dcim_virtualchassis" ("id") ON DELETE SET NULL DEFERRABLE INITIALLY IMMEDIATE;
+
 ALTER TABLE "dcim_device_tags" ADD CONSTRAINT "dcim_device_tags_source_fk" FOREIGN KEY ("source_id") REFERENCES "dcim_device" ("id") ON DELETE CASCADE DEFERRABLE INITIALLY IMMEDIATE;
 
 ALTER TABLE "dcim_device_tags" ADD CONSTRAINT "dcim_device_tags_target_fk" FOREIGN KEY ("target_id") REFERENCES "extras_tag" ("id") ON DELETE CASCADE DEFERRABLE INITIALLY IMMEDIATE;
@@ -2203,6 +2248,12 @@ ALTER TABLE "dcim_sitegroup" ADD CONSTRAINT "dcim_sitegroup_parent_id_fk" FOREIG
 ALTER TABLE "dcim_sitegroup_tags" ADD CONSTRAINT "dcim_sitegroup_tags_source_fk" FOREIGN KEY ("source_id") REFERENCES "dcim_sitegroup" ("id") ON DELETE CASCADE DEFERRABLE INITIALLY IMMEDIATE;
 
 ALTER TABLE "dcim_sitegroup_tags" ADD CONSTRAINT "dcim_sitegroup_tags_target_fk" FOREIGN KEY ("target_id") REFERENCES "extras_tag" ("id") ON DELETE CASCADE DEFERRABLE INITIALLY IMMEDIATE;
+
+ALTER TABLE "dcim_virtualchassis" ADD CONSTRAINT "dcim_virtualchassis_master_id_fk" FOREIGN KEY ("master_id") REFERENCES "dcim_device" ("id") ON DELETE SET NULL DEFERRABLE INITIALLY IMMEDIATE;
+
+ALTER TABLE "dcim_virtualchassis_tags" ADD CONSTRAINT "dcim_virtualchassis_tags_source_fk" FOREIGN KEY ("source_id") REFERENCES "dcim_virtualchassis" ("id") ON DELETE CASCADE DEFERRABLE INITIALLY IMMEDIATE;
+
+ALTER TABLE "dcim_virtualchassis_tags" ADD CONSTRAINT "dcim_virtualchassis_tags_target_fk" FOREIGN KEY ("target_id") REFERENCES "extras_tag" ("id") ON DELETE CASCADE DEFERRABLE INITIALLY IMMEDIATE;
 
 ALTER TABLE "extras_configcontext_cluster_groups" ADD CONSTRAINT "extras_configcontext_cluster_groups_source_fk" FOREIGN KEY ("source_id") REFERENCES "extras_configcontext" ("id") ON DELETE CASCADE DEFERRABLE INITIALLY IMMEDIATE;
 

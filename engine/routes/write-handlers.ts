@@ -153,7 +153,7 @@ export async function updateObject(ctx: CallContext, model: ResolvedModel, id: n
 
 function bulkIds(body: unknown): { ids: number[]; items: Array<Record<string, unknown>> } {
   if (!Array.isArray(body)) throw new HttpError(400, { non_field_errors: ['Expected a list of items.'] });
-  if (!body.length) throw new HttpError(400, { non_field_errors: ['Expected a list of items but got an empty list.'] });
+  // An empty list changes nothing and is not an error (pynetbox sends one for an empty RecordSet).
   const errors: FieldErrors[] = [];
   const ids: number[] = [];
   let failed = false;
@@ -176,6 +176,7 @@ function bulkIds(body: unknown): { ids: number[]; items: Array<Record<string, un
 /** PUT or PATCH on a list endpoint: an array of {id, ...changes}; all-or-none. */
 export async function bulkUpdate(ctx: CallContext, model: ResolvedModel, body: unknown, mode: WriteMode, scopes: WriteScopes): Promise<unknown> {
   const { ids, items } = bulkIds(body);
+  if (!ids.length) return [];
   return inTransaction(ctx, async (trx) => {
     await requireTargets(trx, model, ids, scopes, false);
     const work = items.map((item, i) => {
@@ -192,6 +193,7 @@ export async function bulkUpdate(ctx: CallContext, model: ResolvedModel, body: u
 
 /** DELETE of objects (one, or a list of {id}); 409 naming the dependents when a protecting relation blocks it. */
 export async function deleteByIds(ctx: CallContext, model: ResolvedModel, ids: number[], single: boolean, scopes: WriteScopes): Promise<void> {
+  if (!ids.length) return;
   try {
     await inTransaction(ctx, async (trx) => {
       await requireTargets(trx, model, ids, scopes, single);

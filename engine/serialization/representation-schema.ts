@@ -85,6 +85,7 @@ function fieldSchema(f: ResolvedField, form: Form, ref: (m: ResolvedModel) => st
   if (f.kind === 'link_peers') {
     if (f.def.as === 'type') return { type: ['string', 'null'] };
     if (f.def.as === 'reachable') return { type: ['boolean', 'null'] };
+    if (f.def.as === 'endpoints') return nullable({ type: 'array', items: GENERIC_NESTED });
     if (f.def.as === 'status') return nullable({ type: 'object', required: ['value', 'label'], properties: { value: { type: 'boolean' }, label: { type: 'string' } } });
     return { type: 'array', items: GENERIC_NESTED };
   }
@@ -97,7 +98,7 @@ function fieldSchema(f: ResolvedField, form: Form, ref: (m: ResolvedModel) => st
     const values = f.choices.entries.map((e) => e.value);
     // A list of choices (a permission's actions) is rendered as its plain values, never null.
     if (f.kind === 'choice' && f.array) return { type: 'array', items: { type: valueType, enum: values } };
-    if (form === 'brief') return nullable({ type: valueType, enum: values });
+    if (form === 'brief' || f.def.plain) return nullable({ type: valueType, enum: values });
     return nullable({ type: 'object', additionalProperties: false, required: ['value', 'label'], properties: { value: { type: valueType, enum: values }, label: { type: 'string' } } });
   }
   if (f.kind === 'computed') return {};

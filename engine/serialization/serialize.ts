@@ -114,6 +114,8 @@ export class Serializer {
             return peers[0]?.type ?? null;
           case 'reachable':
             return peers.length ? true : null;
+          case 'endpoints':
+            return link?.linked.has(row.id) ? peers.map((p) => this.nestedOf(p.type, p.id, data)) : null;
           case 'status':
             return link?.linked.has(row.id) ? { value: peers.length > 0, label: peers.length ? 'Connected' : 'Not Connected' } : null;
           default:
@@ -159,7 +161,7 @@ export class Serializer {
   /** Choices are {value, label} in full form; nested and brief forms show the plain value, as NetBox's nested serializers. */
   private choice(f: ResolvedField, v: unknown, form: Form): unknown {
     if (v === null || v === undefined || v === '') return v === '' ? null : null;
-    if (form === 'brief') return v;
+    if (form === 'brief' || f.def.plain) return v;
     const label = f.choices!.labels.get(v as string | number);
     return { value: v, label: label ?? String(v) };
   }

@@ -275,9 +275,9 @@ export interface Field {
    */
   pick?: string;
   /**
-   * reverse_generic: value (default) or exists (a boolean); link_peers: objects (default), type (their type label), reachable (true when connected, else null), status (NetBox's connection_status {value, label}).
+   * reverse_generic: value (default) or exists (a boolean); link_peers: objects (default), type (their type label), reachable (true when connected, else null), status (NetBox's connection_status {value, label}). endpoints: the peers, or null when the object has no link (connected_endpoints).
    */
-  as?: 'value' | 'exists' | 'objects' | 'type' | 'reachable' | 'status';
+  as?: 'value' | 'exists' | 'objects' | 'type' | 'reachable' | 'status' | 'endpoints';
   /**
    * link_peers: the field the linking rows share (the cable).
    */
@@ -286,6 +286,10 @@ export interface Field {
    * link_peers: the field telling the two ends apart (cable_end); peers are on the other end.
    */
   side?: string;
+  /**
+   * choice: shown as its plain value rather than {value, label} (as NetBox shows a cable's type).
+   */
+  plain?: boolean;
 }
 export interface Filter {
   /**

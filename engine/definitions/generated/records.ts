@@ -20,6 +20,7 @@ export interface Records {
   'dcim.region'?: DcimRegion;
   'dcim.site'?: DcimSite;
   'dcim.sitegroup'?: DcimSitegroup;
+  'dcim.virtualchassis'?: DcimVirtualchassis;
   'extras.configcontext'?: ExtrasConfigcontext;
   'extras.customfield'?: ExtrasCustomfield;
   'extras.tag'?: ExtrasTag;
@@ -141,10 +142,7 @@ export interface CircuitsCircuittermination {
   url: string;
   display: string;
   circuit: CircuitsCircuitBrief | null;
-  term_side: {
-    value: 'A' | 'Z';
-    label: string;
-  } | null;
+  term_side: ('A' | 'Z') | null;
   site: DcimSiteBrief | null;
   provider_network: CircuitsProvidernetworkBrief | null;
   port_speed: number | null;
@@ -161,17 +159,6 @@ export interface CircuitsCircuittermination {
     display?: string;
   }[];
   link_peers_type: string | null;
-  connected_endpoints: {
-    id: number;
-    url: string;
-    display?: string;
-  }[];
-  connected_endpoints_type: string | null;
-  connected_endpoints_reachable: boolean | null;
-  connection_status: {
-    value: boolean;
-    label: string;
-  } | null;
   _occupied: boolean;
   tags: ExtrasTagBrief[];
   custom_fields: {};
@@ -300,33 +287,33 @@ export interface DcimCable {
   id: number;
   url: string;
   display: string;
-  type: {
-    value:
-      | 'cat3'
-      | 'cat5'
-      | 'cat5e'
-      | 'cat6'
-      | 'cat6a'
-      | 'cat7'
-      | 'cat7a'
-      | 'cat8'
-      | 'dac-active'
-      | 'dac-passive'
-      | 'mrj21-trunk'
-      | 'coaxial'
-      | 'mmf'
-      | 'mmf-om1'
-      | 'mmf-om2'
-      | 'mmf-om3'
-      | 'mmf-om4'
-      | 'mmf-om5'
-      | 'smf'
-      | 'smf-os1'
-      | 'smf-os2'
-      | 'aoc'
-      | 'power';
-    label: string;
-  } | null;
+  type:
+    | (
+        | 'cat3'
+        | 'cat5'
+        | 'cat5e'
+        | 'cat6'
+        | 'cat6a'
+        | 'cat7'
+        | 'cat7a'
+        | 'cat8'
+        | 'dac-active'
+        | 'dac-passive'
+        | 'mrj21-trunk'
+        | 'coaxial'
+        | 'mmf'
+        | 'mmf-om1'
+        | 'mmf-om2'
+        | 'mmf-om3'
+        | 'mmf-om4'
+        | 'mmf-om5'
+        | 'smf'
+        | 'smf-os1'
+        | 'smf-os2'
+        | 'aoc'
+        | 'power'
+      )
+    | null;
   a_terminations: {
     object_type: string;
     object_id: number;
@@ -425,6 +412,9 @@ export interface DcimDevice {
   primary_ip6: IpamIpaddressBrief | null;
   oob_ip: IpamIpaddressBrief | null;
   cluster: VirtualizationClusterBrief | null;
+  virtual_chassis: DcimVirtualchassisBrief | null;
+  vc_position: number | null;
+  vc_priority: number | null;
   description: string;
   comments: string;
   config_context: {};
@@ -522,6 +512,27 @@ export interface VirtualizationClusterBrief {
   url: string;
   display: string;
   name: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimVirtualchassisBrief".
+ */
+export interface DcimVirtualchassisBrief {
+  id: number;
+  url: string;
+  display: string;
+  name: string;
+  master: DcimDeviceBrief | null;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimDeviceBrief".
+ */
+export interface DcimDeviceBrief {
+  id: number;
+  url: string;
+  display: string;
+  name: string | null;
 }
 /**
  * This interface was referenced by `Records`'s JSON-Schema
@@ -758,11 +769,13 @@ export interface DcimInterface {
     display?: string;
   }[];
   link_peers_type: string | null;
-  connected_endpoints: {
-    id: number;
-    url: string;
-    display?: string;
-  }[];
+  connected_endpoints:
+    | {
+        id: number;
+        url: string;
+        display?: string;
+      }[]
+    | null;
   connected_endpoints_type: string | null;
   connected_endpoints_reachable: boolean | null;
   connection_status: {
@@ -775,16 +788,6 @@ export interface DcimInterface {
   custom_fields: {};
   created: string;
   last_updated: string;
-}
-/**
- * This interface was referenced by `Records`'s JSON-Schema
- * via the `definition` "DcimDeviceBrief".
- */
-export interface DcimDeviceBrief {
-  id: number;
-  url: string;
-  display: string;
-  name: string | null;
 }
 /**
  * This interface was referenced by `Records`'s JSON-Schema
@@ -1072,6 +1075,25 @@ export interface DcimSitegroup {
   tags: ExtrasTagBrief[];
   custom_fields: {};
   site_count: number;
+  created: string;
+  last_updated: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimVirtualchassis".
+ */
+export interface DcimVirtualchassis {
+  id: number;
+  url: string;
+  display: string;
+  name: string;
+  domain: string;
+  master: DcimDeviceBrief | null;
+  description: string;
+  comments: string;
+  tags: ExtrasTagBrief[];
+  custom_fields: {};
+  member_count: number;
   created: string;
   last_updated: string;
 }
