@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# End-to-end run with real NetBox clients against a fresh Patchbay server:
+#   1. tests/e2e/datacentre.py  (Debian's python3-pynetbox, /usr/bin/python3)
+#   2. tests/e2e/datacentre.yml (ansible-playbook + the netbox.netbox collection), twice;
+#      the second run must report changed=0.
+#
+# The server runs on embedded PostgreSQL (PGlite) in a temporary folder, or on
+# PostgreSQL when E2E_DATABASE_URL is set (that database is dropped and created
+# afresh). Every step has a time limit (E2E_STEP_TIMEOUT seconds, default 600).
+# On any failure the tail of the server log is printed and the exit status is 1.
+#
+#   bash tests/e2e/run.sh
+#   E2E_DATABASE_URL=postgres://postgres@127.0.0.1:5432/pb_e2e bash tests/e2e/run.sh
+#
+# E2E_KEEP_WORK=1 keeps the temporary folder (server log, PGlite data, Ansible output).
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+
+STEP_TIMEOUT=${E2E_STEP_TIMEOUT:-600}
+MAX_PAGE_SIZE=50   # small, so the pynetbox paging checks cross pages
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/patchbay-e2e.XXXXXX")
+LOG=$WORK/server.log
+: >"$LOG"
+SERVER_PID=
+FAILED=0
+
+say() { printf '\n=== e2e: %s ===\n' "$*"; }
+
+stop_server() {
+  if [[ -n $SERVER_PID ]] && kill -0 "$SERVER_PID" 2>/dev/null; then
+    # the server runs in its own process group (setsid): stop it and its workers
+    kill -TERM -- "-$SERVER_PID" 2>/dev/null || kill -TERM "$SERVER_PID" 2>/dev/null
+    for _ in $(seq 1 20); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.5; done
+    kill -KILL -- "-$SERVER_PID" 2>/dev/null || true
+  fi
+  SERVER_PID=
+}
+
+finish() {
+  local rc=$?
+  ((FAILED)) && rc=1
+  stop_server
+  if ((rc != 0)); then
+    echo
+    echo "=== e2e: FAILED; last 80 lines of the server log ($LOG) ==="
+    tail -n 80 "$LOG"
+  fi
+  if [[ ${E2E_KEEP_WORK:-} == 1 || $rc != 0 ]]; then
+    echo "e2e: work folder kept: $WORK"
+  else
+    rm -rf "$WORK"
+  fi
+  exit "$rc"
+}
+trap finish EXIT
+trap 'exit 130' INT TERM
+
+fail() { echo "e2e: FAIL: $*" >&2; FAILED=1; exit 1; }
+
+for tool in node curl /usr/bin/python3 ansible-playbook; do
+  command -v "$tool" >/dev/null || fail "$tool is not installed"
+done
+/usr/bin/python3 -c 'import pynetbox' 2>/dev/null || fail "python3-pynetbox is not installed (apt-get install -y python3-pynetbox)"
+ansible-galaxy collection list netbox.netbox 2>/dev/null | grep -q '^netbox\.netbox' \
+  || fail "the netbox.netbox Ansible collection is not installed (apt-get install -y ansible)"
+
+TOKEN=$(od -An -tx1 -N20 /dev/urandom | tr -d ' \n')
+PORT=$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+URL=http://127.0.0.1:$PORT
+
+# ---------------------------------------------------------------- database
+if [[ -n ${E2E_DATABASE_URL:-} ]]; then
+  say "fresh PostgreSQL database"
+  DB_NAME=$(/usr/bin/python3 -c 'import sys, urllib.parse as u; print(u.urlsplit(sys.argv[1]).path.lstrip("/"))' "$E2E_DATABASE_URL")
+  ADMIN_URL=$(/usr/bin/python3 -c 'import sys, urllib.parse as u; p = u.urlsplit(sys.argv[1]); print(u.urlunsplit(p._replace(path="/postgres")))' "$E2E_DATABASE_URL")
+  [[ $DB_NAME =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] || fail "E2E_DATABASE_URL must name a plain database, got '$DB_NAME'"
+  timeout 60 psql "$ADMIN_URL" -v ON_ERROR_STOP=1 -q -c "drop database if exists $DB_NAME with (force)" -c "create database $DB_NAME" \
+    || fail "cannot create database $DB_NAME"
+  export DATABASE_URL=$E2E_DATABASE_URL
+  unset PATCHBAY_DATA_DIR
+  DB_DESC="PostgreSQL ($DB_NAME)"
+else
+  unset DATABASE_URL
+  export PATCHBAY_DATA_DIR=$WORK/pglite
+  DB_DESC="PGlite in $PATCHBAY_DATA_DIR"
+fi
+
+# ------------------------------------------------------------------ server
+say "superuser and token ($DB_DESC)"
+# PGlite serves one process at a time: the user must exist before serve starts
+timeout "$STEP_TIMEOUT" node engine/cli/bin.cjs createsuperuser --username admin --password admin --token "$TOKEN" >"$WORK/createsuperuser.log" 2>&1 \
+  || { cat "$WORK/createsuperuser.log"; fail "createsuperuser failed"; }
+
+say "server on port $PORT (MAX_PAGE_SIZE=$MAX_PAGE_SIZE)"
+PORT=$PORT HOST=127.0.0.1 MAX_PAGE_SIZE=$MAX_PAGE_SIZE setsid node engine/cli/bin.cjs serve >>"$LOG" 2>&1 </dev/null &
+SERVER_PID=$!
+for _ in $(seq 1 120); do
+  curl -fsS -o /dev/null -H "Authorization: Token $TOKEN" "$URL/api/status/" 2>/dev/null && break
+  kill -0 "$SERVER_PID" 2>/dev/null || fail "the server exited during start-up"
+  sleep 0.5
+done
+curl -fsS -o /dev/null -H "Authorization: Token $TOKEN" "$URL/api/status/" || fail "the server did not answer /api/status/ within 60 s"
+
+export NETBOX_URL=$URL NETBOX_TOKEN=$TOKEN
+
+# ---------------------------------------------------------------- pynetbox
+say "pynetbox: tests/e2e/datacentre.py"
+E2E_MAX_PAGE_SIZE=$MAX_PAGE_SIZE timeout "$STEP_TIMEOUT" /usr/bin/python3 tests/e2e/datacentre.py || FAILED=1
+((FAILED)) && echo "e2e: FAIL: datacentre.py (see FAIL lines above)"
+
+# ----------------------------------------------------------------- Ansible
+export ANSIBLE_NOCOLOR=1 ANSIBLE_FORCE_COLOR=0 ANSIBLE_RETRY_FILES_ENABLED=0 \
+  ANSIBLE_LOCALHOST_WARNING=0 ANSIBLE_INVENTORY_UNPARSED_WARNING=0 \
+  ANSIBLE_LOCAL_TEMP=$WORK/ansible-tmp ANSIBLE_HOME=$WORK/ansible-home \
+  ANSIBLE_PYTHON_INTERPRETER=/usr/bin/python3
+
+# ansible_recap <log>: prints "ok changed failed unreachable" of localhost's PLAY RECAP line
+ansible_recap() {
+  sed -n 's/^localhost[[:space:]]*:.*ok=\([0-9]*\).*changed=\([0-9]*\).*unreachable=\([0-9]*\).*failed=\([0-9]*\).*/\1 \2 \4 \3/p' "$1" | tail -n1
+}
+
+say "Ansible: tests/e2e/datacentre.yml, first run"
+timeout "$STEP_TIMEOUT" ansible-playbook -i localhost, tests/e2e/datacentre.yml 2>&1 | tee "$WORK/ansible-1.log"
+rc1=${PIPESTATUS[0]}
+read -r ok1 changed1 failed1 unreach1 <<<"$(ansible_recap "$WORK/ansible-1.log")"
+if [[ $rc1 != 0 || -z ${ok1:-} || ${failed1:-1} != 0 || ${unreach1:-1} != 0 ]]; then
+  echo "e2e: FAIL: first playbook run (exit $rc1, recap: ok=${ok1:-?} changed=${changed1:-?} failed=${failed1:-?})"
+  FAILED=1
+else
+  echo "e2e: first playbook run: ok=$ok1 changed=$changed1"
+  ((changed1 > 0)) || { echo "e2e: FAIL: the first run changed nothing; was the server fresh?"; FAILED=1; }
+
+  say "Ansible: tests/e2e/datacentre.yml, second run (must change nothing)"
+  timeout "$STEP_TIMEOUT" ansible-playbook -i localhost, --diff tests/e2e/datacentre.yml 2>&1 | tee "$WORK/ansible-2.log"
+  rc2=${PIPESTATUS[0]}
+  read -r ok2 changed2 failed2 unreach2 <<<"$(ansible_recap "$WORK/ansible-2.log")"
+  if [[ $rc2 != 0 || -z ${ok2:-} || ${failed2:-1} != 0 || ${unreach2:-1} != 0 ]]; then
+    echo "e2e: FAIL: second playbook run (exit $rc2, recap: ok=${ok2:-?} changed=${changed2:-?} failed=${failed2:-?})"
+    FAILED=1
+  elif [[ $changed2 != 0 ]]; then
+    echo "e2e: FAIL: the second playbook run is not idempotent: changed=$changed2; changed tasks:"
+    awk '/^TASK \[/ {task = $0} /^changed: / {print "  " task " -> " $0}' "$WORK/ansible-2.log"
+    FAILED=1
+  else
+    echo "e2e: second playbook run: ok=$ok2 changed=0 (idempotent)"
+  fi
+fi
+
+stop_server
+if ((FAILED)); then exit 1; fi
+say "passed"
