@@ -1,0 +1,282 @@
+import { startTestApp, type TestApp } from '../support/test-app';
+
+/**
+ * Bulk operations on a list endpoint (spec 4.2 rules 3-5, section 7): arrays answered in request order,
+ * errors as a list aligned with the request's elements, and all-or-none — after a refused request every
+ * object is re-read and must be exactly as before.
+ */
+
+let t: TestApp;
+let seq = 0;
+
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const SITES = '/api/dcim/sites/';
+
+async function countOf(label: string): Promise<number> {
+  const r = await t.knex.raw(`SELECT count(*)::int AS n FROM "${t.registry.models.get(label)!.table}"`);
+  return (r.rows as Array<{ n: number }>)[0]!.n;
+}
+
+async function makeSites(n: number): Promise<Array<Record<string, unknown>>> {
+  const body = Array.from({ length: n }, () => {
+    seq++;
+    return { name: `Bulk site ${seq}`, slug: `bulk-site-${seq}`, description: `d${seq}` };
+  });
+  const res = await t.api.post(SITES).set(t.auth).send(body);
+  expect(res.status).toBe(201);
+  return res.body as Array<Record<string, unknown>>;
+}
+
+/** A representation without its origin: supertest serves each request on a new port. */
+function norm<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value).replace(/https?:\/\/[^/"]+\/api\//g, '/api/')) as T;
+}
+
+/** Every object re-read through its detail endpoint (the status instead when it is not 200). */
+async function reread(path: string, ids: unknown[]): Promise<unknown[]> {
+  const out: unknown[] = [];
+  for (const id of ids) {
+    const res = await t.api.get(`${path}${String(id)}/`).set(t.auth);
+    out.push(res.status === 200 ? norm(res.body) : res.status);
+  }
+  return out;
+}
+
+describe('bulk create', () => {
+  test('answers in request order with 201', async () => {
+    const names = ['Zulu', 'Alpha', 'Mike'].map((n) => `${n} ${++seq}`);
+    const res = await t.api.post(SITES).set(t.auth).send(names.map((name) => ({ name, slug: name.toLowerCase().replace(' ', '-') })));
+    expect(res.status).toBe(201);
+    expect(Array.isArray(res.body)).toBe(true);
+    expect(res.body.map((s: { name: string }) => s.name)).toEqual(names);
+    const ids = res.body.map((s: { id: number }) => s.id);
+    expect([...ids].sort((a: number, b: number) => a - b)).toEqual(ids);
+  });
+
+  test('errors come back aligned with the elements, and nothing is created', async () => {
+    const before = await countOf('dcim.site');
+    const res = await t.api
+      .post(SITES)
+      .set(t.auth)
+      .send([{ name: 'Good one', slug: 'good-one' }, { slug: 'no-name' }, { name: 'Good two', slug: 'good-two' }, { name: 'Bad status', slug: 'bad-status', status: 'nope' }]);
+    expect(res.status).toBe(400);
+    expect(Array.isArray(res.body)).toBe(true);
+    expect(res.body).toHaveLength(4);
+    expect(res.body[0]).toEqual({});
+    expect(Object.keys(res.body[1])).toEqual(['name']);
+    expect(res.body[1].name).toEqual(['This field is required.']);
+    expect(res.body[2]).toEqual({});
+    expect(Object.keys(res.body[3])).toEqual(['status']);
+    expect(await countOf('dcim.site')).toBe(before);
+    const list = await t.api.get(`${SITES}?limit=0`).set(t.auth);
+    expect(list.body.results.map((s: { slug: string }) => s.slug)).not.toContain('good-one');
+  });
+
+  test('a unique clash inside the batch is that element\'s error, and nothing is created', async () => {
+    const before = await countOf('dcim.site');
+    const res = await t.api.post(SITES).set(t.auth).send([{ name: 'Twin', slug: 'twin-1' }, { name: 'Twin', slug: 'twin-2' }]);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual([{}, { name: [expect.stringMatching(/already exists/)] }]);
+    expect(await countOf('dcim.site')).toBe(before);
+  });
+
+  test('a unique clash with an existing object is reported at its position', async () => {
+    const [existing] = await makeSites(1);
+    const before = await countOf('dcim.site');
+    const res = await t.api.post(SITES).set(t.auth).send([{ name: 'Fresh', slug: 'fresh' }, { name: 'Other', slug: existing!.slug }]);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual([{}, { slug: [expect.stringMatching(/already exists/)] }]);
+    expect(await countOf('dcim.site')).toBe(before);
+  });
+
+  test('an element that is not an object is an aligned error', async () => {
+    const before = await countOf('dcim.site');
+    const res = await t.api.post(SITES).set(t.auth).send([{ name: 'Fine', slug: 'fine' }, 'oops', [1]]);
+    expect(res.status).toBe(400);
+    expect(res.body).toHaveLength(3);
+    expect(res.body[0]).toEqual({});
+    expect(Object.keys(res.body[1])).toEqual(['non_field_errors']);
+    expect(Object.keys(res.body[2])).toEqual(['non_field_errors']);
+    expect(await countOf('dcim.site')).toBe(before);
+  });
+
+  test('an empty list is a 400', async () => {
+    const res = await t.api.post(SITES).set(t.auth).send([]);
+    expect(res.status).toBe(400);
+    expect(res.body).toHaveProperty('non_field_errors');
+  });
+});
+
+describe.each(['patch', 'put'] as const)('bulk %s', (method) => {
+  const full = (s: Record<string, unknown>, extra: Record<string, unknown>) => (method === 'put' ? { id: s.id, name: s.name, slug: s.slug, ...extra } : { id: s.id, ...extra });
+
+  test('updates every listed object and answers in request order', async () => {
+    const [a, b, c] = await makeSites(3);
+    const body = [full(c!, { description: 'third first' }), full(a!, { status: 'planned' }), full(b!, { name: `${String(b!.name)} renamed`, facility: 'F1' })];
+    const res = await t.api[method](SITES).set(t.auth).send(body);
+    expect(res.status).toBe(200);
+    expect(res.body.map((s: { id: number }) => s.id)).toEqual([c!.id, a!.id, b!.id]);
+    const [rc, ra, rb] = (await reread(SITES, [c!.id, a!.id, b!.id])) as Array<Record<string, any>>;
+    expect(rc!.description).toBe('third first');
+    expect(ra!.status.value).toBe('planned');
+    expect(rb!.name).toBe(`${String(b!.name)} renamed`);
+    expect(rb!.facility).toBe('F1');
+    expect(norm(res.body)).toEqual([rc, ra, rb]);
+  });
+
+  test('one invalid element: 400 aligned, and nothing changes', async () => {
+    const sites = await makeSites(3);
+    const ids = sites.map((s) => s.id);
+    const before = await reread(SITES, ids);
+    const body = [full(sites[0]!, { description: 'changed' }), full(sites[1]!, { status: 'not-a-status' }), full(sites[2]!, { description: 'changed too' })];
+    const res = await t.api[method](SITES).set(t.auth).send(body);
+    expect(res.status).toBe(400);
+    expect(res.body).toHaveLength(3);
+    expect(res.body[0]).toEqual({});
+    expect(Object.keys(res.body[1])).toEqual(['status']);
+    expect(res.body[2]).toEqual({});
+    expect(await reread(SITES, ids)).toEqual(before);
+  });
+
+  test('a unique clash in a later element: 400, and the earlier element is not changed', async () => {
+    const sites = await makeSites(3);
+    const ids = sites.map((s) => s.id);
+    const before = await reread(SITES, ids);
+    const body = [full(sites[0]!, { description: 'changed', facility: 'X' }), full(sites[1]!, { name: sites[2]!.name })];
+    const res = await t.api[method](SITES).set(t.auth).send(body);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual([{}, { name: [expect.stringMatching(/already exists/)] }]);
+    expect(await reread(SITES, ids)).toEqual(before);
+  });
+
+  test('ids that do not exist: 400 naming them, and nothing changes', async () => {
+    const sites = await makeSites(2);
+    const ids = sites.map((s) => s.id);
+    const before = await reread(SITES, ids);
+    const res = await t.api[method](SITES).set(t.auth).send([full(sites[0]!, { description: 'changed' }), { ...full(sites[1]!, { description: 'changed' }), id: 987654321 }]);
+    expect(res.status).toBe(400);
+    expect(res.body).toHaveLength(2);
+    expect(res.body[0]).toEqual({});
+    expect(Object.keys(res.body[1])).toEqual(['id']);
+    expect(await reread(SITES, ids)).toEqual(before);
+  });
+
+  test('elements without a usable id, duplicate ids, or not a list: 400 and nothing changes', async () => {
+    const sites = await makeSites(2);
+    const ids = sites.map((s) => s.id);
+    const before = await reread(SITES, ids);
+    const bodies: unknown[] = [
+      [full(sites[0]!, { description: 'x' }), { description: 'no id' }],
+      [full(sites[0]!, { description: 'x' }), { ...full(sites[1]!, { description: 'x' }), id: 'abc' }],
+      [full(sites[0]!, { description: 'x' }), { ...full(sites[1]!, { description: 'x' }), id: -3 }],
+      [full(sites[0]!, { description: 'x' }), full(sites[0]!, { description: 'y' })],
+      full(sites[0]!, { description: 'x' }),
+    ];
+    for (const body of bodies) {
+      const res = await t.api[method](SITES).set(t.auth).send(body as object);
+      expect([JSON.stringify(body), res.status]).toEqual([JSON.stringify(body), 400]);
+    }
+    // An empty list changes nothing and is not an error (pynetbox sends one for an empty RecordSet).
+    const empty = await t.api[method](SITES).set(t.auth).send([]);
+    expect([empty.status, empty.body]).toEqual([200, []]);
+    expect(await reread(SITES, ids)).toEqual(before);
+  });
+});
+
+test('bulk PUT requires the required fields of every element', async () => {
+  const sites = await makeSites(2);
+  const ids = sites.map((s) => s.id);
+  const before = await reread(SITES, ids);
+  const res = await t.api.put(SITES).set(t.auth).send([{ id: sites[0]!.id, name: sites[0]!.name, slug: sites[0]!.slug, description: 'x' }, { id: sites[1]!.id, description: 'x' }]);
+  expect(res.status).toBe(400);
+  expect(res.body[0]).toEqual({});
+  expect(Object.keys(res.body[1]).sort()).toEqual(['name', 'slug']);
+  expect(await reread(SITES, ids)).toEqual(before);
+});
+
+test('bulk PATCH of prefixes across relations is all-or-none too', async () => {
+  const vrf = await t.api.post('/api/ipam/vrfs/').set(t.auth).send({ name: 'Bulk VRF' });
+  const created = await t.api.post('/api/ipam/prefixes/').set(t.auth).send([{ prefix: '10.50.0.0/16' }, { prefix: '10.51.0.0/16' }]);
+  expect(created.status).toBe(201);
+  const ids = created.body.map((p: { id: number }) => p.id);
+  const before = await reread('/api/ipam/prefixes/', ids);
+  const bad = await t.api
+    .patch('/api/ipam/prefixes/')
+    .set(t.auth)
+    .send([{ id: ids[0], vrf: vrf.body.id, is_pool: true }, { id: ids[1], vrf: 987654 }]);
+  expect(bad.status).toBe(400);
+  expect(bad.body).toEqual([{}, { vrf: [expect.any(String)] }]);
+  expect(await reread('/api/ipam/prefixes/', ids)).toEqual(before);
+  const good = await t.api.patch('/api/ipam/prefixes/').set(t.auth).send([{ id: ids[1], vrf: { name: 'Bulk VRF' } }, { id: ids[0], prefix: '10.52.0.0/16' }]);
+  expect(good.status).toBe(200);
+  expect(good.body.map((p: { id: number }) => p.id)).toEqual([ids[1], ids[0]]);
+  expect(good.body[0].vrf.id).toBe(vrf.body.id);
+  expect(good.body[1].prefix).toBe('10.52.0.0/16');
+});
+
+describe('bulk delete', () => {
+  test('deletes every listed object: 204 with an empty body', async () => {
+    const sites = await makeSites(3);
+    const res = await t.api.delete(SITES).set(t.auth).send(sites.map((s) => ({ id: s.id })));
+    expect(res.status).toBe(204);
+    expect(res.text).toBe('');
+    expect(await reread(SITES, sites.map((s) => s.id))).toEqual([404, 404, 404]);
+  });
+
+  test('one protected object (a site referenced by a prefix): 409 naming it, and none is deleted', async () => {
+    const sites = await makeSites(3);
+    const ids = sites.map((s) => s.id);
+    const prefix = await t.api.post('/api/ipam/prefixes/').set(t.auth).send({ prefix: '192.0.2.0/24', site: sites[1]!.id });
+    expect(prefix.status).toBe(201);
+    const before = await reread(SITES, ids);
+    const res = await t.api.delete(SITES).set(t.auth).send(ids.map((id) => ({ id })));
+    expect(res.status).toBe(409);
+    expect(res.body.detail).toMatch(/^Unable to delete object\. 1 dependent objects were found: 192\.0\.2\.0\/24/);
+    expect(await reread(SITES, ids)).toEqual(before);
+    // Once the prefix is gone, the same request succeeds.
+    expect((await t.api.delete(`/api/ipam/prefixes/${prefix.body.id}/`).set(t.auth)).status).toBe(204);
+    expect((await t.api.delete(SITES).set(t.auth).send(ids.map((id) => ({ id })))).status).toBe(204);
+    expect(await reread(SITES, ids)).toEqual([404, 404, 404]);
+  });
+
+  test('a parent and its child (a cascading tree) in one request: both deleted', async () => {
+    const parent = await t.api.post('/api/dcim/regions/').set(t.auth).send({ name: 'Bulk parent', slug: 'bulk-parent' });
+    const child = await t.api.post('/api/dcim/regions/').set(t.auth).send({ name: 'Bulk child', slug: 'bulk-child', parent: parent.body.id });
+    expect(child.status).toBe(201);
+    const res = await t.api.delete('/api/dcim/regions/').set(t.auth).send([{ id: child.body.id }, { id: parent.body.id }]);
+    expect(res.status).toBe(204);
+    expect(await reread('/api/dcim/regions/', [parent.body.id, child.body.id])).toEqual([404, 404]);
+  });
+
+  test('ids that do not exist: 400, and none is deleted', async () => {
+    const sites = await makeSites(2);
+    const ids = sites.map((s) => s.id);
+    const before = await reread(SITES, ids);
+    const res = await t.api.delete(SITES).set(t.auth).send([{ id: ids[0] }, { id: 987654321 }, { id: ids[1] }]);
+    expect(res.status).toBe(400);
+    expect(res.body).toHaveLength(3);
+    expect(res.body[0]).toEqual({});
+    expect(Object.keys(res.body[1])).toEqual(['id']);
+    expect(res.body[2]).toEqual({});
+    expect(await reread(SITES, ids)).toEqual(before);
+  });
+
+  test('malformed bulk delete bodies: 400, and none is deleted', async () => {
+    const sites = await makeSites(2);
+    const ids = sites.map((s) => s.id);
+    const before = await reread(SITES, ids);
+    for (const body of [[{ id: ids[0] }, {}], [{ id: ids[0] }, { id: 'x' }], [{ id: ids[0] }, 5], { id: ids[0] }]) {
+      const res = await t.api.delete(SITES).set(t.auth).send(body as object);
+      expect([JSON.stringify(body), res.status]).toEqual([JSON.stringify(body), 400]);
+    }
+    // An empty list deletes nothing and is not an error.
+    expect((await t.api.delete(SITES).set(t.auth).send([])).status).toBe(204);
+    expect(await reread(SITES, ids)).toEqual(before);
+  });
+});
