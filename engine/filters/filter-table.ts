@@ -34,10 +34,7 @@ export function columnFilter(name: string, col: string, valueKind: ValueKind, lo
     field,
     kind: valueKind,
     async compile(lookup, values, param, ctx) {
-      if (lookup === 'empty') {
-        const flags = parseAll('boolean', values, param, ctx);
-        return flags ? emptyCondition(col, flags[0] === true, textual) : null;
-      }
+      if (lookup === 'empty') return emptyLookup(col, textual, values, param, ctx);
       const patternLookup = ['ic', 'nic', 'isw', 'nisw', 'iew', 'niew', 'ie', 'nie'].includes(lookup);
       const parsed = parseAll(patternLookup ? 'text' : valueKind, values, param, ctx);
       return parsed ? scalarCondition(col, lookup, parsed, patternLookup ? '' : cast) : null;
@@ -53,10 +50,7 @@ function choiceFilter(name: string, col: string, field: ResolvedField): FilterDe
     field,
     kind: 'choice',
     async compile(lookup, values, param, ctx) {
-      if (lookup === 'empty') {
-        const flags = parseAll('boolean', values, param, ctx);
-        return flags ? emptyCondition(col, flags[0] === true, !set.numeric) : null;
-      }
+      if (lookup === 'empty') return emptyLookup(col, !set.numeric, values, param, ctx);
       const parsed: unknown[] = [];
       for (const raw of values) {
         const v = set.numeric && /^-?\d+$/.test(raw) ? Number(raw) : raw;
@@ -102,10 +96,7 @@ function inetFilter(name: string, col: string, field: ResolvedField): FilterDef 
     field,
     kind: 'inet',
     async compile(lookup, values, param, ctx) {
-      if (lookup === 'empty') {
-        const flags = parseAll('boolean', values, param, ctx);
-        return flags ? emptyCondition(col, flags[0] === true, false) : null;
-      }
+      if (lookup === 'empty') return emptyLookup(col, false, values, param, ctx);
       const parts: Condition[] = [];
       for (const raw of values) {
         const p = parseValue('inet', raw);
@@ -159,4 +150,10 @@ export function filterTable(model: ResolvedModel): FilterTable {
   for (const f of domainFilters(model)) add(f);
   tables.set(model, table);
   return table;
+}
+
+/** `empty=true|false` on a column: parsed once here for every kind that has the lookup. */
+function emptyLookup(col: string, textual: boolean, values: string[], param: string, ctx: FilterContext): Condition | null {
+  const flags = parseAll('boolean', values, param, ctx);
+  return flags ? emptyCondition(col, flags[0] === true, textual) : null;
 }
