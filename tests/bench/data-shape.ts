@@ -26,8 +26,8 @@ export interface DataShape {
 
 const scaled = (n: number, scale: number) => Math.max(1, Math.round(n * scale));
 
-export function shapeFor(scale: number): DataShape {
-  return {
+export function shapeFor(scale: number, overrides: { ipAddresses?: number; prefixes24?: number } = {}): DataShape {
+  const shape: DataShape = {
     scale,
     regions: scaled(4, scale),
     tenantGroups: 1,
@@ -46,6 +46,29 @@ export function shapeFor(scale: number): DataShape {
     vlanGroups: scaled(20, scale),
     vlansPerGroup: 50,
   };
+  if (overrides.ipAddresses) shape.ipAddresses = Math.min(256 * 250 * 250, overrides.ipAddresses);
+  if (overrides.prefixes24) shape.prefixes24 = Math.min(256 * 250, overrides.prefixes24);
+  return shape;
+}
+
+/**
+ * The tags (by index into the seeded tags) the i-th IP address carries: every tenth one tag, every
+ * twentieth a second one too, so ?tag=a&tag=b (AND) has a known, smaller answer than either tag.
+ */
+export function ipTagIndexes(i: number, tags: number): number[] {
+  if (i % 10 !== 0 || tags < 1) return [];
+  const k = i / 10;
+  return i % 20 === 0 && tags > 1 ? [k % tags, (k + 1) % tags] : [k % tags];
+}
+
+/** How many seeded IP addresses carry both of two tags. */
+export function ipsWithBothTags(shape: DataShape, a: number, b: number): number {
+  let n = 0;
+  for (let i = 0; i < shape.ipAddresses; i++) {
+    const t = ipTagIndexes(i, shape.tags);
+    if (t.includes(a) && t.includes(b)) n++;
+  }
+  return n;
 }
 
 /** The i-th /24: 10.x.y.0/24 with 250 per second octet. */

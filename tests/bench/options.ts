@@ -15,6 +15,9 @@ export interface BenchOptions {
   only: Set<string> | null;
   connections: number[];
   help: boolean;
+  /** Overrides of the data set for the filter benchmark: IP addresses and /24 prefixes. */
+  ips?: number;
+  prefixes?: number;
 }
 
 export const USAGE = `usage: npm run bench -- [options]
@@ -24,7 +27,9 @@ export const USAGE = `usage: npm run bench -- [options]
   --embedded         run the server on embedded PGlite in a temp folder (default: PostgreSQL,
                      DATABASE_URL if set, else database patchbay_bench on 127.0.0.1, recreated)
   --only <a,b,...>   run only these scenarios ("writes" names the write phases)
-  --quick            smoke run: --duration 2 --scale 0.1`;
+  --quick            smoke run: --duration 2 --scale 0.1
+  --ips <n>          IP addresses to seed, whatever the scale (the filter benchmark uses 100000)
+  --prefixes <n>     /24 prefixes to seed (the filter benchmark uses 20000)`;
 
 function numberFlag(name: string, raw: string | undefined): number {
   const n = Number(raw);
@@ -41,6 +46,8 @@ export function parseOptions(args: readonly string[]): BenchOptions {
   let embedded = false;
   let help = false;
   let only: Set<string> | null = null;
+  let ips: number | undefined;
+  let prefixes: number | undefined;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
     switch (arg) {
@@ -49,6 +56,12 @@ export function parseOptions(args: readonly string[]): BenchOptions {
         break;
       case '--scale':
         scale = numberFlag(arg, args[++i]);
+        break;
+      case '--ips':
+        ips = Math.round(numberFlag(arg, args[++i]));
+        break;
+      case '--prefixes':
+        prefixes = Math.round(numberFlag(arg, args[++i]));
         break;
       case '--embedded':
         embedded = true;
@@ -80,5 +93,7 @@ export function parseOptions(args: readonly string[]): BenchOptions {
     only,
     connections: [1, 8],
     help,
+    ips,
+    prefixes,
   };
 }

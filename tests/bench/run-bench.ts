@@ -144,7 +144,7 @@ export async function runBench(args: string[]): Promise<number> {
     const endpoints = await discoverEndpoints(api);
     log(`bench: ${server.baseUrl} (pid ${server.pid}), ${endpoints.size} endpoints; seeding`);
     if (!target.fresh) await assertEmpty(api, endpoints);
-    const shape = shapeFor(opts.scale);
+    const shape = shapeFor(opts.scale, { ipAddresses: opts.ips, prefixes24: opts.prefixes });
     run.seed = await seed(api, endpoints, shape, log);
     for (const r of run.seed.rows) if (r.error) run.failures.push(`seed ${r.type}: ${r.error}`);
     const seeded = run.seed.ids;

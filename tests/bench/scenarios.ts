@@ -1,5 +1,5 @@
 import {
-  deviceNameMatches, dnsNameMatches, prefixCount, prefixesWithin10_0, type DataShape,
+  deviceNameMatches, dnsNameMatches, ipsWithBothTags, prefixCount, prefixesWithin10_0, type DataShape,
 } from './data-shape';
 import { ENDPOINTS as EP } from './seed-plan';
 import type { RawQuery } from './raw-sql';
@@ -103,6 +103,22 @@ export const SCENARIOS: Scenario[] = [
     raw: () => ({
       table: 'ipam_ipaddress', select: 'full', orderBy: ORDER.ip, limit: 50, count: true,
       where: { sql: 't."dns_name" ILIKE ?', bindings: ['%host1%'] },
+    }),
+  },
+  {
+    // Not in the baseline: two repeated tag values mean AND (both tags), one EXISTS per tag.
+    name: 'ips_tag_and',
+    inBaseline: false,
+    needs: [EP.ipAddresses, EP.tags],
+    path: () => `/api/${EP.ipAddresses}/?tag=tag-1&tag=tag-2&limit=50`,
+    verify: (ctx) => expectList({ limit: 50, expected: ipsWithBothTags(ctx.shape, 0, 1), unfiltered: count(ctx, EP.ipAddresses) }),
+    raw: () => ({
+      table: 'ipam_ipaddress', select: 'full', orderBy: ORDER.ip, limit: 50, count: true,
+      where: {
+        sql: `EXISTS (SELECT 1 FROM "ipam_ipaddress_tags" j JOIN "extras_tag" g ON g."id" = j."target_id" WHERE j."source_id" = t."id" AND g."slug" = ?)
+          AND EXISTS (SELECT 1 FROM "ipam_ipaddress_tags" j JOIN "extras_tag" g ON g."id" = j."target_id" WHERE j."source_id" = t."id" AND g."slug" = ?)`,
+        bindings: ['tag-1', 'tag-2'],
+      },
     }),
   },
   {

@@ -1,6 +1,6 @@
 import type { JsonObject, JsonValue } from './http-client';
 import {
-  containerPrefixes, deviceName, dnsName, ipAddress, prefix24, type DataShape,
+  containerPrefixes, deviceName, dnsName, ipAddress, ipTagIndexes, prefix24, type DataShape,
 } from './data-shape';
 
 /** What a seed step can see: the shape, the endpoints the server has, and the ids the earlier steps created. */
@@ -155,11 +155,12 @@ export const SEED_STEPS: SeedStep[] = [
     type: 'ip-addresses', endpoint: EP.ipAddresses, op: 'create', needs: [], batch: 250,
     build: (c) => times(c.shape.ipAddresses, (i) => {
       const iface = pick(c, EP.interfaces, i);
-      const tag = i % 10 === 0 ? pick(c, EP.tags, i / 10) : undefined;
+      const tagIds = c.ids(EP.tags);
+      const tags = ipTagIndexes(i, tagIds.length).map((k) => tagIds[k]!);
       return obj({
         address: ipAddress(c.shape, i), status: 'active', dns_name: dnsName(i) || undefined,
         tenant: i % 5 === 0 ? pick(c, EP.tenants, i / 5) : undefined,
-        tags: tag === undefined ? undefined : [tag],
+        tags: tags.length ? tags : undefined,
         assigned_object_type: iface === undefined ? undefined : 'dcim.interface',
         assigned_object_id: iface,
       });
