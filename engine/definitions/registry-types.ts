@@ -42,6 +42,8 @@ export interface ResolvedField {
   reverse?: { model: ResolvedModel; via: ResolvedField; pick?: ResolvedField; group?: ResolvedField; side?: ResolvedField };
   /** alias: the field whose value this one repeats (read-only). */
   aliasOf?: ResolvedField;
+  /** alias: the field shown instead when aliasOf is unset. */
+  aliasOr?: ResolvedField;
   /** count and related: the model whose rows point here, and its fk doing so. */
   countOf?: { model: ResolvedModel; via: ResolvedField };
 }

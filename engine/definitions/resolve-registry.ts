@@ -199,7 +199,8 @@ function resolveModelLists(model: ResolvedModel, file: string, registry: Registr
     }
     if (field.kind === 'count' && field.countOf) {
       const via = field.countOf.model.fields.get(field.def.via ?? '');
-      if (!via || (via.kind !== 'fk' && via.kind !== 'm2m') || via.target !== model) {
+      const genericHere = via?.kind === 'generic_fk' && (via.genericTargets === 'any' || via.genericTargets?.includes(model));
+      if (!via || (!genericHere && ((via.kind !== 'fk' && via.kind !== 'm2m') || via.target !== model))) {
         throw new DefinitionError(file, `/fields/${field.name}/via`, `"${field.def.via ?? ''}" is not a foreign key of ${field.countOf.model.label} to ${model.label}`);
       }
       field.countOf.via = via;
@@ -237,6 +238,11 @@ function resolveModelLists(model: ResolvedModel, file: string, registry: Registr
       const of = model.fields.get(field.def.of ?? '');
       if (!of || of.kind === 'alias') throw new DefinitionError(file, `/fields/${field.name}/of`, `"${field.def.of ?? ''}" is not a field of ${model.label}`);
       field.aliasOf = of;
+      if (field.def.or) {
+        const or = model.fields.get(field.def.or);
+        if (!or || or.kind === 'alias') throw new DefinitionError(file, `/fields/${field.name}/or`, `"${field.def.or}" is not a field of ${model.label}`);
+        field.aliasOr = or;
+      }
     }
     if (field.kind === 'config_context') {
       const cc = registry.roles.get('config_context');

@@ -77,8 +77,9 @@ export async function loadRelated(
       const ids = group.rows.map((r) => r.id);
       for (const shown of fieldsOfForm(group.model, group.form)) {
         if (omit.has(shown.name) && group.model === model) continue;
-        // An alias loads what the field it repeats needs.
+        // An alias loads what the field it repeats needs (and its fallback's, shown with the rest of the form).
         const field = shown.aliasOf ?? shown;
+        if (shown.aliasOr?.kind === 'fk' && shown.aliasOr.target) for (const r of group.rows) want(shown.aliasOr.target, r[shown.aliasOr.column!]);
         if (field.kind === 'fk' && field.target) {
           for (const r of group.rows) want(field.target, r[field.column!]);
         } else if (field.kind === 'generic_fk') {
@@ -151,6 +152,19 @@ async function loadLinks(
 
 async function loadCounts(db: Knex | Knex.Transaction, data: RelatedData, field: ResolvedField, ids: number[]): Promise<void> {
   const { model, via } = field.countOf!;
+  const key = `${field.model.label}.${field.name}`;
+  let map = data.counts.get(key);
+  if (!map) data.counts.set(key, (map = new Map()));
+  if (via.kind === 'generic_fk') {
+    // Through a generic relation: rows whose type names this model and whose id is one of these.
+    const idCol = quoteIdent(via.idColumn!);
+    const r = await db.raw(
+      `SELECT ${idCol} AS "k", count(*)::int AS "n" FROM ${quoteIdent(model.table)} WHERE ${quoteIdent(via.typeColumn!)} = ? AND ${idCol} = ANY(?) GROUP BY ${idCol}`,
+      [field.model.label, ids],
+    );
+    for (const x of r.rows as Array<{ k: number; n: number }>) map.set(x.k, x.n);
+    return;
+  }
   // Through a many-to-many field the join table holds the links; through a foreign key, the rows do.
   const table = quoteIdent(via.joinTable ?? model.table);
   const col = via.joinTable ? '"target_id"' : quoteIdent(via.column!);
@@ -158,9 +172,6 @@ async function loadCounts(db: Knex | Knex.Transaction, data: RelatedData, field:
     `SELECT ${col} AS "k", count(*)::int AS "n" FROM ${table} WHERE ${col} = ANY(?) GROUP BY ${col}`,
     [ids],
   );
-  const key = `${field.model.label}.${field.name}`;
-  let map = data.counts.get(key);
-  if (!map) data.counts.set(key, (map = new Map()));
   for (const r of result.rows as Array<{ k: number; n: number }>) map.set(r.k, r.n);
 }
 

@@ -89,8 +89,10 @@ export class Serializer {
 
   private value(f: ResolvedField, row: Row, form: Form, data: RelatedData): unknown {
     switch (f.kind) {
-      case 'alias':
-        return this.value(f.aliasOf!, row, form, data);
+      case 'alias': {
+        const v = this.value(f.aliasOf!, row, form, data);
+        return (v === null || v === undefined) && f.aliasOr ? this.value(f.aliasOr, row, form, data) : v;
+      }
       case 'children':
         return (data.children.get(`${f.model.label}.${f.name}`)?.get(row.id) ?? []).map((ref) => ({
           object_type: ref.type,

@@ -231,7 +231,7 @@ export interface Field {
    */
   of?: string;
   /**
-   * count: the fk or m2m on that model pointing here; children: the fk on the child pointing at this object; reverse_generic / link_peers: the generic_fk on that model pointing at this object. related: the foreign key on that model pointing here (the objects are listed, nested).
+   * count: the fk or m2m on that model pointing here; children: the fk on the child pointing at this object; reverse_generic / link_peers: the generic_fk on that model pointing at this object. related: the foreign key on that model pointing here (the objects are listed, nested). count: a generic relation on that model also counts (count_ipaddresses).
    */
   via?: string;
   /**
@@ -290,6 +290,10 @@ export interface Field {
    * choice: shown as its plain value rather than {value, label} (as NetBox shows a cable's type).
    */
   plain?: boolean;
+  /**
+   * alias: the field shown when the one named by of is unset (primary_ip: primary_ip6, else primary_ip4).
+   */
+  or?: string;
 }
 export interface Filter {
   /**

@@ -408,6 +408,7 @@ export interface DcimDevice {
     value: 'front-to-rear' | 'rear-to-front' | 'left-to-right' | 'right-to-left' | 'side-to-rear' | 'passive' | 'mixed';
     label: string;
   } | null;
+  primary_ip: IpamIpaddressBrief | null;
   primary_ip4: IpamIpaddressBrief | null;
   primary_ip6: IpamIpaddressBrief | null;
   oob_ip: IpamIpaddressBrief | null;
@@ -786,6 +787,7 @@ export interface DcimInterface {
   vrf: IpamVrfBrief | null;
   tags: ExtrasTagBrief[];
   custom_fields: {};
+  count_ipaddresses: number;
   created: string;
   last_updated: string;
 }
@@ -1824,6 +1826,7 @@ export interface VirtualizationVirtualmachine {
   role: DcimDeviceroleBrief | null;
   tenant: TenancyTenantBrief | null;
   platform: DcimPlatformBrief | null;
+  primary_ip: IpamIpaddressBrief | null;
   primary_ip4: IpamIpaddressBrief | null;
   primary_ip6: IpamIpaddressBrief | null;
   vcpus: number | null;
@@ -1864,6 +1867,7 @@ export interface VirtualizationVminterface {
   vrf: IpamVrfBrief | null;
   tags: ExtrasTagBrief[];
   custom_fields: {};
+  count_ipaddresses: number;
   created: string;
   last_updated: string;
 }
