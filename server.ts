@@ -41,6 +41,13 @@ export async function serve(): Promise<void> {
     const where = db.embedded ? `embedded PostgreSQL in ${config.dataDir}` : 'PostgreSQL';
     console.log(`Patchbay ${packageVersion()} serving http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}/api/ on ${where}`);
   });
+  // Requests Node's parser refuses (headers over its size limit, malformed request lines) still get a JSON body.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) return socket.destroy();
+    const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+    const body = JSON.stringify({ detail: status === 431 ? 'Request headers too large.' : 'Bad request.' });
+    socket.end(`HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  });
   const stop = () => {
     server.close();
     db.close().finally(() => process.exit(0));
