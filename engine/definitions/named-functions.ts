@@ -60,8 +60,10 @@ export function defaultWith(name: string): unknown {
 }
 
 /** Extra list endpoints a definition may name (implemented in engine/routes/list-actions.ts). */
-const LIST_ACTIONS = new Set(['provision_token']);
+export const LIST_ACTION_NAMES = ['provision_token'] as const;
+/** The names a definition's list_actions may use; engine/routes/list-actions.ts must implement each (the type checks it). */
+export type ListActionName = (typeof LIST_ACTION_NAMES)[number];
 
-export function hasListAction(name: string): boolean {
-  return LIST_ACTIONS.has(name);
+export function hasListAction(name: string): name is ListActionName {
+  return (LIST_ACTION_NAMES as readonly string[]).includes(name);
 }

@@ -7,6 +7,7 @@ import { sendJson } from './respond';
 import { checkCredentials } from '../auth/credentials';
 import { clientAddress } from '../auth/client-address';
 import { createObjects } from './write-handlers';
+import { hasListAction, type ListActionName } from '../definitions/named-functions';
 
 /** An extra endpoint under a list path, named by a definition's "list_actions". */
 export type ListAction = (ctx: CallContext, req: Request, res: Response, model: ResolvedModel) => Promise<void>;
@@ -32,8 +33,8 @@ const provisionToken: ListAction = async (ctx, req, res, model) => {
   sendJson(req, res, 201, out.body);
 };
 
-const ACTIONS: Record<string, ListAction> = { provision_token: provisionToken };
+const ACTIONS: Record<ListActionName, ListAction> = { provision_token: provisionToken };
 
 export function listAction(name: string): ListAction | undefined {
-  return Object.prototype.hasOwnProperty.call(ACTIONS, name) ? ACTIONS[name] : undefined;
+  return hasListAction(name) ? ACTIONS[name] : undefined;
 }

@@ -162,7 +162,8 @@ export class Serializer {
 
   /** Choices are {value, label} in full form; nested and brief forms show the plain value, as NetBox's nested serializers. */
   private choice(f: ResolvedField, v: unknown, form: Form): unknown {
-    if (v === null || v === undefined || v === '') return v === '' ? null : null;
+    // NetBox shows a blank choice as null.
+    if (v === null || v === undefined || v === '') return null;
     if (form === 'brief' || f.def.plain) return v;
     const label = f.choices!.labels.get(v as string | number);
     return { value: v, label: label ?? String(v) };

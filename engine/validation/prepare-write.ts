@@ -171,7 +171,6 @@ function applyDefault(field: ResolvedField, columns: Record<string, unknown>, mo
   else if (field.nullable) v = null;
   else if (field.array) v = [];
   else if (['string', 'text', 'slug'].includes(field.kind)) v = '';
-  else if (mode === 'put') return; // PUT keeps what it does not name when there is nothing to reset it to
   else return;
   columns[field.column!] = field.kind === 'json' || field.kind === 'custom_fields' ? JSON.stringify(v) : v;
 }
