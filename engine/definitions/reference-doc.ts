@@ -17,7 +17,7 @@ function kindOf(f: ResolvedField): string {
     case 'count':
       return `count of ${f.countOf!.model.label}`;
     case 'related':
-      return `list of ${f.countOf!.model.label} (by ${f.countOf!.via.name})`;
+      return `${f.def.single ? 'one' : 'list of'} ${f.countOf!.model.label} (by ${f.countOf!.via.name}${Object.keys(f.def.where ?? {}).length ? `, ${Object.entries(f.def.where ?? {}).map(([k, v]) => `${k}=${String(v)}`).join(', ')}` : ''})`;
     case 'alias':
       return `same as ${f.aliasOf!.name}`;
     case 'children':

@@ -196,6 +196,19 @@ function resolveModelLists(model: ResolvedModel, file: string, registry: Registr
         throw new DefinitionError(file, `/fields/${field.name}/via`, `"${field.def.via ?? ''}" is not a foreign key of ${field.countOf.model.label} to ${model.label}`);
       }
       field.countOf.via = via;
+      const of = field.countOf.model;
+      const where: Record<string, string | number | boolean> = {};
+      for (const [k, v] of Object.entries(field.def.where ?? {})) {
+        const f = of.fields.get(k);
+        if (!f?.column) throw new DefinitionError(file, `/fields/${field.name}/where/${k}`, `"${k}" is not a stored field of ${of.label}`);
+        where[f.column] = v;
+      }
+      const shows = field.def.shows?.map((n, i) => {
+        const f = of.fields.get(n);
+        if (!f || (!f.column && f.kind !== 'fk') || f.writeOnly) throw new DefinitionError(file, `/fields/${field.name}/shows/${i}`, `"${n}" is not a stored field or foreign key of ${of.label}`);
+        return f;
+      });
+      field.relatedRows = { where, shows };
     }
     if (field.kind === 'count' && field.countOf) {
       const via = field.countOf.model.fields.get(field.def.via ?? '');

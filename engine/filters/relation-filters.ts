@@ -99,14 +99,16 @@ export function fkFilters(model: ResolvedModel, field: ResolvedField, col: strin
   return out;
 }
 
-function linkExists(field: ResolvedField, ids: unknown[]): Condition {
+/** The holder links to one of `ids`. */
+function linkExists(field: ResolvedField, ids: unknown[], holderId = '"t"."id"'): Condition {
   return {
-    sql: `EXISTS (SELECT 1 FROM ${quoteIdent(field.joinTable!)} "j" WHERE "j"."source_id" = "t"."id" AND "j"."target_id" = ANY(?))`,
+    sql: `EXISTS (SELECT 1 FROM ${quoteIdent(field.joinTable!)} "j" WHERE "j"."source_id" = ${holderId} AND "j"."target_id" = ANY(?))`,
     bindings: [ids],
   };
 }
 
-function m2mFilters(field: ResolvedField): FilterDef[] {
+/** `<name>_id` and `<name>` of a many-to-many field held by the row whose id is `holderId` (declared path filters pass their own). */
+export function m2mFilters(field: ResolvedField, holderId = '"t"."id"', name = field.name): FilterDef[] {
   const target = field.target!;
   const make = (name: string, by: 'id' | ResolvedField): FilterDef => ({
     name,
@@ -116,13 +118,13 @@ function m2mFilters(field: ResolvedField): FilterDef[] {
     async compile(lookup, values, param, ctx) {
       const r = await resolveTargets(target, by, values, param, ctx);
       if (!r) return null;
-      const c = linkExists(field, r.ids);
+      const c = linkExists(field, r.ids, holderId);
       return lookup === 'n' ? { sql: `NOT ${c.sql}`, bindings: c.bindings } : c;
     },
   });
-  const out = [make(`${field.name}_id`, 'id')];
+  const out = [make(`${name}_id`, 'id')];
   const key = naturalKey(target);
-  if (key) out.push(make(field.name, key));
+  if (key) out.push(make(name, key));
   return out;
 }
 
@@ -148,9 +150,10 @@ function tagFilter(field: ResolvedField): FilterDef {
   };
 }
 
-function genericFilters(field: ResolvedField): FilterDef[] {
-  const typeCol = `"t".${quoteIdent(field.typeColumn!)}`;
-  const idCol = `"t".${quoteIdent(field.idColumn!)}`;
+/** `<name>_type` and `<name>_id` of a generic relation; `at` overrides the column expressions (declared path filters). */
+export function genericFilters(field: ResolvedField, at?: { type: string; id: string }): FilterDef[] {
+  const typeCol = at?.type ?? `"t".${quoteIdent(field.typeColumn!)}`;
+  const idCol = at?.id ?? `"t".${quoteIdent(field.idColumn!)}`;
   return [
     {
       name: field.typeColumn!,

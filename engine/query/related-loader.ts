@@ -25,6 +25,8 @@ export class RelatedData {
   readonly reverse = new Map<string, Map<number, Row>>();
   /** rows pointing at objects, shared by the fields that read them */
   readonly reverseRows = new Map<string, { asked: Set<number>; rows: Map<number, Row> }>();
+  /** related field with `shows` (model.field) -> id -> the row, rendered with the fields it shows */
+  readonly shown = new Map<string, Map<number, Row>>();
   /** link_peers field (model.field) -> which objects are linked, and their peers */
   readonly peers = new Map<string, { linked: Set<number>; peers: Map<number, GenericRef[]> }>();
 
@@ -193,12 +195,26 @@ async function loadDepths(db: Knex | Knex.Transaction, data: RelatedData, model:
 /** related: the ids of the rows whose foreign key points at each object (NAT outside addresses), in id order. */
 async function loadRelatedList(db: Knex | Knex.Transaction, data: RelatedData, field: ResolvedField, ids: number[], want: (m: ResolvedModel, id: unknown) => void): Promise<void> {
   const { model, via } = field.countOf!;
+  const { where, shows } = field.relatedRows ?? { where: {} };
   const col = quoteIdent(via.column!);
-  const result = await db.raw(`SELECT ${col} AS "k", "id" FROM ${quoteIdent(model.table)} WHERE ${col} = ANY(?) ORDER BY "id"`, [ids]);
+  const fixed = Object.entries(where);
+  const conditions = [`"t".${col} = ANY(?)`, ...fixed.map(([c]) => `"t".${quoteIdent(c)} = ?`)];
+  // With `shows`, the rows themselves are rendered here: read them whole and ask for what their fks name.
+  const select = shows ? `"t".${col} AS "__k", ${rowSelectList(model, 't')}` : `"t".${col} AS "__k", "t"."id"`;
+  const result = await db.raw(`SELECT ${select} FROM ${quoteIdent(model.table)} AS "t" WHERE ${conditions.join(' AND ')} ORDER BY "t"."id"`, [ids, ...fixed.map(([, v]) => v)]);
   const map = new Map<number, number[]>();
-  for (const r of result.rows as Array<{ k: number; id: number }>) {
-    map.set(r.k, [...(map.get(r.k) ?? []), r.id]);
-    want(model, r.id);
+  const key = `${field.model.label}.${field.name}`;
+  const shown = new Map<number, Row>();
+  for (const r of result.rows as Array<Row & { __k: number }>) {
+    map.set(r.__k, [...(map.get(r.__k) ?? []), r.id]);
+    if (!shows) {
+      want(model, r.id);
+      continue;
+    }
+    const { __k: _k, ...row } = r;
+    shown.set(r.id, row as Row);
+    for (const f of shows) if (f.kind === 'fk' && f.target) want(f.target, row[f.column!]);
   }
-  data.links.set(`${field.model.label}.${field.name}`, map);
+  data.links.set(key, map);
+  if (shows) data.shown.set(key, shown);
 }

@@ -89,7 +89,17 @@ function fieldSchema(f: ResolvedField, form: Form, ref: (m: ResolvedModel) => st
     if (f.def.as === 'status') return nullable({ type: 'object', required: ['value', 'label'], properties: { value: { type: 'boolean' }, label: { type: 'string' } } });
     return { type: 'array', items: GENERIC_NESTED };
   }
-  if (f.kind === 'related') return { type: 'array', items: { $ref: ref(f.countOf!.model) } };
+  if (f.kind === 'related') {
+    const shows = f.relatedRows?.shows;
+    const one: JsonSchema = shows
+      ? {
+          type: 'object',
+          required: ['id', 'url', 'display', ...shows.map((s) => s.name)],
+          properties: { id: { type: 'integer' }, url: { type: 'string' }, display: { type: 'string' }, ...Object.fromEntries(shows.map((s) => [s.name, fieldSchema(s, 'brief', ref)])) },
+        }
+      : { $ref: ref(f.countOf!.model) };
+    return f.def.single ? nullable(one) : { type: 'array', items: one };
+  }
   if (f.kind === 'fk') return nullable({ $ref: ref(f.target!) });
   if (f.kind === 'tags' || f.kind === 'm2m') return { type: 'array', items: { $ref: ref(f.target!) } };
   if (f.kind === 'generic_fk') return nullable({ type: 'object', properties: { id: { type: 'integer' }, url: { type: 'string' }, display: { type: 'string' } }, required: ['id', 'url', 'display'] });

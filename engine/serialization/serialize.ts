@@ -87,6 +87,14 @@ export class Serializer {
     return row ? this.render(model, row, 'brief', data) : null;
   }
 
+  /** A related row as a `related` field's `shows` lists it: id, url, display, then those fields as in a brief form. */
+  private shown(model: ResolvedModel, row: Row | undefined, shows: ResolvedField[], data: RelatedData): Representation | null {
+    if (!row) return null;
+    const out: Representation = { id: row.id, url: this.url(model, row.id), display: displayOf(model, row) };
+    for (const f of shows) out[f.name] = this.value(f, row, 'brief', data);
+    return out;
+  }
+
   private value(f: ResolvedField, row: Row, form: Form, data: RelatedData): unknown {
     switch (f.kind) {
       case 'alias': {
@@ -137,8 +145,14 @@ export class Serializer {
         const ids = data.links.get(f.joinTable!)?.get(row.id) ?? [];
         return ids.map((id) => this.nested(f.target!, id, data));
       }
-      case 'related':
-        return (data.links.get(`${f.model.label}.${f.name}`)?.get(row.id) ?? []).map((id) => this.nested(f.countOf!.model, id, data));
+      case 'related': {
+        const key = `${f.model.label}.${f.name}`;
+        const of = f.countOf!.model;
+        const shows = f.relatedRows?.shows;
+        const each = (id: number) => (shows ? this.shown(of, data.shown.get(key)?.get(id), shows, data) : this.nested(of, id, data));
+        const ids = data.links.get(key)?.get(row.id) ?? [];
+        return f.def.single ? (ids.length ? each(ids[0]!) : null) : ids.map(each);
+      }
       case 'count':
         return data.counts.get(`${f.model.label}.${f.name}`)?.get(row.id) ?? 0;
       case 'custom_fields':

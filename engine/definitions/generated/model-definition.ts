@@ -265,11 +265,19 @@ export interface Field {
    */
   generic?: string;
   /**
-   * children: fixed values of the child rows this field holds (e.g. cable_end: A).
+   * children and related: fixed values of the rows this field holds (e.g. cable_end: A, term_side: Z).
    */
   where?: {
     [k: string]: string | number | boolean;
   };
+  /**
+   * related: at most one row matches (with where): the field is that object or null, not a list.
+   */
+  single?: boolean;
+  /**
+   * related: the fields of each row to show (stored fields and foreign keys), instead of the related model's brief form; id, url and display always come first.
+   */
+  shows?: string[];
   /**
    * reverse_generic: the field of the row pointing here to show (e.g. cable).
    */
@@ -297,11 +305,11 @@ export interface Field {
 }
 export interface Filter {
   /**
-   * Field the filter applies to; a dotted path (site.region) follows foreign keys.
+   * Field the filter applies to; a dotted path (site.region) follows foreign keys, children fields (a_terminations.termination) and generic relations narrowed to one type (assigned_object[dcim.interface].device). A list of paths matches when any of them does.
    */
-  field?: string;
+  field?: string | [string, ...string[]];
   /**
-   * Named lookup of the engine: net_contained, net_contained_or_equal, net_contains_or_equals, net_host_contained, net_mask_length (for inet/cidr fields); fk_id, fk_key (a foreign key reached through the path, by id or natural key); field (the filter of the field at the path, with all its lookups). is_set (true/false: the field or relation is set). A path step may narrow a generic relation to one type: assigned_object[dcim.interface].device.
+   * Named lookup of the engine: net_contained, net_contained_or_equal, net_contains_or_equals, net_host_contained, net_mask_length (for inet/cidr fields); fk_id, fk_key (a foreign key reached through the path, by id or natural key); field (the filter of the field at the path, with all its lookups); generic_type, generic_id (a generic relation at the path, by content type or by object id); is_set (true/false: the field or relation is set, a boolean is true, a reverse_generic relation has a row).
    */
   lookup: string;
   /**

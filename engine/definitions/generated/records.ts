@@ -72,6 +72,28 @@ export interface CircuitsCircuit {
   commit_rate: number | null;
   description: string;
   comments: string;
+  termination_a: {
+    id: number;
+    url: string;
+    display: string;
+    site: DcimSiteBrief | null;
+    provider_network: CircuitsProvidernetworkBrief | null;
+    port_speed: number | null;
+    upstream_speed: number | null;
+    xconnect_id: string;
+    description: string;
+  } | null;
+  termination_z: {
+    id: number;
+    url: string;
+    display: string;
+    site: DcimSiteBrief | null;
+    provider_network: CircuitsProvidernetworkBrief | null;
+    port_speed: number | null;
+    upstream_speed: number | null;
+    xconnect_id: string;
+    description: string;
+  } | null;
   tags: ExtrasTagBrief[];
   custom_fields: {};
   created: string;
@@ -120,6 +142,27 @@ export interface TenancyTenantBrief {
   display: string;
   name: string;
   slug: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimSiteBrief".
+ */
+export interface DcimSiteBrief {
+  id: number;
+  url: string;
+  display: string;
+  name: string;
+  slug: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "CircuitsProvidernetworkBrief".
+ */
+export interface CircuitsProvidernetworkBrief {
+  id: number;
+  url: string;
+  display: string;
+  name: string;
 }
 /**
  * This interface was referenced by `Records`'s JSON-Schema
@@ -174,27 +217,6 @@ export interface CircuitsCircuitBrief {
   url: string;
   display: string;
   cid: string;
-}
-/**
- * This interface was referenced by `Records`'s JSON-Schema
- * via the `definition` "DcimSiteBrief".
- */
-export interface DcimSiteBrief {
-  id: number;
-  url: string;
-  display: string;
-  name: string;
-  slug: string;
-}
-/**
- * This interface was referenced by `Records`'s JSON-Schema
- * via the `definition` "CircuitsProvidernetworkBrief".
- */
-export interface CircuitsProvidernetworkBrief {
-  id: number;
-  url: string;
-  display: string;
-  name: string;
 }
 /**
  * This interface was referenced by `Records`'s JSON-Schema

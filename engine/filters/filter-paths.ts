@@ -1,0 +1,141 @@
+import type { ResolvedField, ResolvedModel } from '../definitions/registry-types';
+import { quoteIdent } from '../storage/identifiers';
+
+/**
+ * One step of a declared filter path, from the rows of one model to the rows of another:
+ * - fk: the foreign key's target (site.region);
+ * - generic: a generic relation narrowed to one type (assigned_object[dcim.interface]);
+ * - rows: the rows of another model whose fk points back at the object: those a `children` field
+ *   lists, with its `where` (a_terminations: the cable's A-end terminations), or those of a reverse
+ *   relation named by the fk's related_name (terminations: a circuit's terminations). An object may
+ *   have several: a path through them matches when any of them does.
+ */
+export type Hop =
+  | { kind: 'fk'; field: ResolvedField; target: ResolvedModel }
+  | { kind: 'generic'; field: ResolvedField; target: ResolvedModel; typeLabel: string }
+  | { kind: 'rows'; via: ResolvedField; where: Record<string, string | number | boolean>; target: ResolvedModel };
+
+/** A declared path resolved against the registry: the hops to the model holding the final field. */
+export interface FilterPath {
+  hops: Hop[];
+  /** The final field, on the last hop's target (or the list's own model). */
+  field: ResolvedField;
+  /** The final step is itself a generic relation narrowed to a type: the filter is about that relation. */
+  narrowed?: Extract<Hop, { kind: 'generic' }>;
+  /** A children hop on the way: several rows per object, so the path has no single value. */
+  multiValued: boolean;
+  /**
+   * The condition `inner` puts on the holder of the final field (given the holder's SQL alias),
+   * reached from the list's row "t" by nested semi-joins (each indexable).
+   */
+  wrap(inner: (alias: string) => string): string;
+  /** `alias.column` of the final field's holder, behind the narrowed relation's type check when there is one. */
+  guarded(alias: string, column: string, cond: (col: string) => string): string;
+  /** The final field's value read along the path as nested scalar subqueries (NULL when a hop is unset); single-valued paths only. */
+  value(column: string): string;
+}
+
+/** A value from a definition (never from a request) written as an SQL literal. */
+function literal(v: string | number | boolean): string {
+  if (typeof v === 'boolean') return v ? 'TRUE' : 'FALSE';
+  if (typeof v === 'number') {
+    if (!Number.isFinite(v)) throw new Error(`not a finite number: ${v}`);
+    return String(v);
+  }
+  return `'${v.replace(/'/g, "''")}'`;
+}
+
+/** A narrowed generic hop's type check on its holder; labels come from the registry. */
+const typeGuard = (hop: Extract<Hop, { kind: 'generic' }>, alias: string) => `${alias}.${quoteIdent(hop.field.typeColumn!)} = ${literal(hop.typeLabel)}`;
+
+/** `outer` row's link into `inner` rows for one hop, with the inner condition `cond`. */
+function semiJoin(hop: Hop, outer: string, inner: string, cond: string): string {
+  const from = `${quoteIdent(hop.target.table)} AS ${inner}`;
+  if (hop.kind === 'rows') {
+    const where = Object.entries(hop.where).map(([col, v]) => `${inner}.${quoteIdent(col)} = ${literal(v)} AND `).join('');
+    return `${outer}."id" IN (SELECT ${inner}.${quoteIdent(hop.via.column!)} FROM ${from} WHERE ${where}(${cond}))`;
+  }
+  const col = hop.kind === 'fk' ? hop.field.column! : hop.field.idColumn!;
+  const guard = hop.kind === 'generic' ? `${typeGuard(hop, outer)} AND ` : '';
+  return `${guard}${outer}.${quoteIdent(col)} IN (SELECT ${inner}."id" FROM ${from} WHERE ${cond})`;
+}
+
+/** The hop a field makes when a path goes on past it, or why it cannot. */
+function hopOf(field: ResolvedField, typeLabel: string | undefined): Hop | string {
+  if (typeLabel) {
+    const target = field.kind === 'generic_fk' && field.genericTargets !== 'any' ? field.genericTargets?.find((t) => t.label === typeLabel) : undefined;
+    return target ? { kind: 'generic', field, target, typeLabel } : `${field.name} cannot hold ${typeLabel}`;
+  }
+  if (field.kind === 'fk' && field.target) return { kind: 'fk', field, target: field.target };
+  if (field.kind === 'children' && field.children) return { kind: 'rows', via: field.children.via, where: field.children.where, target: field.children.model };
+  return `${field.name} is not a relation a path can follow (a foreign key, a children field, or a generic relation narrowed with [app.model])`;
+}
+
+/**
+ * Resolves a dotted path: site.region, assigned_object[dcim.interface].device,
+ * a_terminations.termination[dcim.interface].device. Throws with the reason when it does not resolve.
+ */
+export function resolvePath(model: ResolvedModel, path: string): FilterPath {
+  // Dots inside a [type] belong to the type label, not to the path.
+  const parts = path.match(/[^.[\]]+(?:\[[^\]]*\])?/g) ?? [];
+  const hops: Hop[] = [];
+  let current = model;
+  let narrowed: Extract<Hop, { kind: 'generic' }> | undefined;
+  let field: ResolvedField | undefined;
+  parts.forEach((part, i) => {
+    const m = /^([a-z_][a-z0-9_]*)(?:\[([a-z0-9_]+\.[a-z0-9_]+)\])?$/.exec(part);
+    if (!m) throw new Error(`bad path step "${part}" in ${path}`);
+    const isLast = i === parts.length - 1;
+    field = current.fields.get(m[1]!);
+    const back = field || isLast || m[2] ? undefined : current.reverse.find((f) => f.def.related_name === m[1]);
+    if (back) {
+      hops.push({ kind: 'rows', via: back, where: {}, target: back.model });
+      current = back.model;
+      return;
+    }
+    if (!field) throw new Error(`${current.label} has no field ${m[1]} (path ${path})`);
+    if (isLast && !m[2]) return;
+    const hop = hopOf(field, m[2]);
+    if (typeof hop === 'string') throw new Error(`${hop} (path ${path})`);
+    if (isLast) narrowed = hop as Extract<Hop, { kind: 'generic' }>;
+    else {
+      hops.push(hop);
+      current = hop.target;
+    }
+  });
+  if (!field) throw new Error(`empty path`);
+  const final = field;
+  const multiValued = hops.some((h) => h.kind === 'rows');
+  return {
+    hops,
+    field: final,
+    narrowed,
+    multiValued,
+    guarded(alias, column, cond) {
+      const c = cond(`${alias}.${quoteIdent(column)}`);
+      return narrowed ? `${typeGuard(narrowed, alias)} AND (${c})` : c;
+    },
+    wrap(inner) {
+      const aliasAt = (i: number) => (i === 0 ? '"t"' : `"p${i}"`);
+      let expr = inner(aliasAt(hops.length));
+      for (let i = hops.length - 1; i >= 0; i--) expr = semiJoin(hops[i]!, aliasAt(i), aliasAt(i + 1), expr);
+      return expr;
+    },
+    value(column) {
+      if (multiValued) throw new Error(`path ${path} has several values per object`);
+      // Innermost first: the column on the holder, then outwards hop by hop as scalar subqueries.
+      const read = (hop: Hop | undefined, alias: string, col: string) =>
+        hop?.kind === 'generic' ? `(CASE WHEN ${typeGuard(hop, alias)} THEN ${alias}.${quoteIdent(col)} END)` : `${alias}.${quoteIdent(col)}`;
+      const linkCol = (hop: Hop) => (hop.kind === 'fk' ? hop.field.column! : hop.kind === 'generic' ? hop.field.idColumn! : 'id');
+      if (!hops.length) return read(narrowed, '"t"', column);
+      let expr = read(hops[0], '"t"', linkCol(hops[0]!));
+      hops.forEach((hop, i) => {
+        const next = hops[i + 1];
+        const alias = `"v${i}"`;
+        const col = next ? read(next, alias, linkCol(next)) : read(narrowed, alias, column);
+        expr = `(SELECT ${col} FROM ${quoteIdent(hop.target.table)} AS ${alias} WHERE ${alias}."id" = ${expr})`;
+      });
+      return expr;
+    },
+  };
+}
