@@ -6,9 +6,17 @@ import { loadDefinitions } from './definitions/load-definitions';
 import { resolveRegistry } from './definitions/resolve-registry';
 import { connectDatabase, type Database } from './storage/connect';
 import { migrate } from './storage/migrator';
+import { filterTable } from './filters/filter-table';
+import { compileChecks } from './validation/definition-checks';
 
+/** The definitions, resolved; every declared filter and check is compiled here so a bad path stops startup. */
 export function loadRegistry(schemaDir: string): Registry {
-  return resolveRegistry(loadDefinitions(schemaDir));
+  const registry = resolveRegistry(loadDefinitions(schemaDir));
+  for (const model of registry.models.values()) {
+    filterTable(model);
+    compileChecks(model);
+  }
+  return registry;
 }
 
 export function packageVersion(): string {

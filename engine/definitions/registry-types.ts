@@ -89,6 +89,8 @@ export interface ResolvedModel {
   writeAliases: Map<string, string>;
   /** Served over the API (false for engine-internal state such as sessions). */
   exposed: boolean;
+  /** Any model of the same registry by label (declared filters naming another model, such as available_on's `of`). */
+  modelByLabel: (label: string) => ResolvedModel | undefined;
   /** A foreign key to the user role: non-superusers see and write only their own objects. */
   ownerField?: ResolvedField;
 }

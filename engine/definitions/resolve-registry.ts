@@ -30,7 +30,7 @@ export function resolveRegistry(loaded: LoadedDefinition[]): Registry {
     }
     const label = `${def.app}.${def.model}`;
     if (registry.models.has(label)) throw new DefinitionError(file, '/model', `model ${label} is defined twice`);
-    const model = emptyModel(def, label);
+    const model = emptyModel(def, label, (l) => registry.models.get(l));
     const pathKey = `${def.app}/${def.path}`;
     if (registry.byPath.has(pathKey)) throw new DefinitionError(file, '/path', `path ${pathKey} is used twice`);
     registry.models.set(label, model);
@@ -62,7 +62,7 @@ function makeChoiceSet(name: string, entries: Array<[string | number, string]>):
   };
 }
 
-function emptyModel(def: ModelDefinition, label: string): ResolvedModel {
+function emptyModel(def: ModelDefinition, label: string, modelByLabel: (label: string) => ResolvedModel | undefined): ResolvedModel {
   const verboseName = def.verbose_name ?? def.model;
   return {
     label,
@@ -84,6 +84,7 @@ function emptyModel(def: ModelDefinition, label: string): ResolvedModel {
     tree: def.tree === true,
     writeAliases: new Map(Object.entries(def.write_aliases ?? {})),
     exposed: def.exposed !== false,
+    modelByLabel,
   };
 }
 

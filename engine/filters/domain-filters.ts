@@ -7,6 +7,7 @@ import { parseAll, type ValueKind } from './filter-values';
 import { fkFilters, genericFilters, m2mFilters, resolveTargets } from './relation-filters';
 import { fieldFilters } from './filter-table';
 import { resolvePath, type FilterPath } from './filter-paths';
+import { availableOnFilter } from './available-on';
 
 /**
  * Named lookups a definition's "filters" may use. Each is one SQL shape over the field's column,
@@ -207,6 +208,7 @@ function narrowedById(name: string, route: FilterPath): FilterDef {
  * then needs every path to miss (untagged_vlan or tagged_vlans: vlan_id=5 / vlan_id__n=5).
  */
 function declared(model: ResolvedModel, name: string, spec: Filter): FilterDef {
+  if (spec.lookup === 'available_on') return availableOnFilter(model, name, spec);
   const paths = Array.isArray(spec.field) ? spec.field : [spec.field ?? name];
   const defs = paths.map((p) => onePath(model, name, spec, p));
   if (defs.length === 1) return defs[0]!;

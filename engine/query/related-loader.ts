@@ -167,6 +167,17 @@ async function loadCounts(db: Knex | Knex.Transaction, data: RelatedData, field:
     for (const x of r.rows as Array<{ k: number; n: number }>) map.set(x.k, x.n);
     return;
   }
+  if (field.model.tree && via.kind === 'fk' && via.target === field.model && via.name !== 'parent') {
+    // On a tree, rows attached to a descendant count too (a region's sites include its child regions'), as NetBox's cumulative counts.
+    const tree = quoteIdent(field.model.table);
+    const result = await db.raw(
+      `WITH RECURSIVE d("root", "id") AS (SELECT "id", "id" FROM ${tree} WHERE "id" = ANY(?) UNION ALL SELECT d."root", c."id" FROM ${tree} c JOIN d ON c."parent_id" = d."id")
+       SELECT d."root" AS "k", count(*)::int AS "n" FROM d JOIN ${quoteIdent(model.table)} x ON x.${quoteIdent(via.column!)} = d."id" GROUP BY d."root"`,
+      [ids],
+    );
+    for (const r of result.rows as Array<{ k: number; n: number }>) map.set(r.k, r.n);
+    return;
+  }
   // Through a many-to-many field the join table holds the links; through a foreign key, the rows do.
   const table = quoteIdent(via.joinTable ?? model.table);
   const col = via.joinTable ? '"target_id"' : quoteIdent(via.column!);

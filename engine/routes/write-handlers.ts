@@ -13,6 +13,7 @@ import { andAll, type Condition } from '../query/conditions';
 import { quoteIdent } from '../storage/identifiers';
 import { parsePk } from '../validation/resolve-related';
 import { runFieldValidators } from '../validation/named-validators';
+import { runChecks } from '../validation/definition-checks';
 import { afterWrite, beforeDelete } from '../storage/role-hooks';
 
 type Trx = Knex.Transaction;
@@ -39,6 +40,7 @@ async function writeOne(ctx: CallContext, trx: Trx, model: ResolvedModel, body: 
     for (const [table, ids] of links) await setLinks(trx, table, target, ids);
     for (const [field, refs] of children) await setChildren(trx, field, target, refs);
     const invalid = await runFieldValidators(trx, ctx.registry, model, target, columns);
+    for (const [field, messages] of Object.entries(await runChecks(trx, model, target))) (invalid[field] ??= []).push(...messages);
     if (Object.keys(invalid).length) {
       await savepoint('ROLLBACK TO SAVEPOINT patchbay_write');
       return invalid;

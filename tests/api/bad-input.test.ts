@@ -162,6 +162,13 @@ async function validBody(m: ResolvedModel, depth = 0): Promise<Record<string, un
       body[f.name] = f.array ? [v] : v;
     }
   }
+  // A check that wants one of several optional relations set (a circuit termination's site or provider network) gets its first.
+  for (const c of m.def.checks ?? []) {
+    if (!c.any_of || c.any_of.some((p) => body[p] !== undefined)) continue;
+    const f = m.fields.get(c.any_of[0]!);
+    if (f?.kind !== 'fk') throw new Error(`${m.label}: any_of check starting with ${c.any_of[0]} is not a plain foreign key`);
+    body[f.name] = await createOne(f.target!, depth + 1);
+  }
   return body;
 }
 

@@ -85,6 +85,7 @@ test('the guide explains every word of the definition language', () => {
   const add = (node: Node | undefined) => Object.keys(node?.properties ?? {}).forEach((w) => words.add(w));
   add(defs.Field);
   add(defs.Filter);
+  add(defs.Check);
   for (const alt of [...(defs.UniqueTogether?.oneOf ?? []), ...(defs.Display?.oneOf ?? [])]) add(alt);
   for (const kind of defs.Field?.properties?.type?.enum ?? []) words.add(String(kind));
   for (const role of meta.properties?.role?.enum ?? []) words.add(String(role));

@@ -32,6 +32,45 @@ export type UniqueTogether =
        */
       when_not_null?: string[];
     };
+export type Check = {
+  /**
+   * The field the error is reported on; without it the error is a non-field error.
+   */
+  field?: string;
+  /**
+   * Two paths (rack.site, site) whose values must be equal when both are set.
+   *
+   * @minItems 2
+   * @maxItems 2
+   */
+  same?: [string, string];
+  /**
+   * Two paths (group.min_vid, group.max_vid): the field's value must lie between them, inclusive, when they are set.
+   *
+   * @minItems 2
+   * @maxItems 2
+   */
+  between?: [string, string];
+  /**
+   * Paths of which at least one must be set (a circuit termination's site or provider_network).
+   *
+   * @minItems 1
+   */
+  any_of?: [string, ...string[]];
+  /**
+   * Paths of which at most one may be set.
+   *
+   * @minItems 2
+   */
+  at_most_one?: [string, string, ...string[]];
+  /**
+   * The error; {path} placeholders (rack.name, group.min_vid) are filled with the values read through those paths.
+   */
+  message: string;
+} & Check1;
+export type Check1 = {
+  [k: string]: unknown;
+};
 
 /**
  * One object type of the API. Every file schema/<app>/<model>.json must satisfy this schema.
@@ -75,6 +114,10 @@ export interface ModelDefinition {
    */
   unique_together?: UniqueTogether[];
   /**
+   * Rules across fields and related objects, checked on every write inside its transaction (a rack in the device's site, a VID within its group's range). A broken rule is a 400 naming the field.
+   */
+  checks?: Check[];
+  /**
    * Default ordering: field names, '-' prefix for descending. A foreign key orders by the related model's ordering.
    */
   ordering?: string[];
@@ -111,7 +154,7 @@ export interface ModelDefinition {
     [k: string]: string;
   };
   /**
-   * The model is a tree: a nullable 'parent' fk to itself, with a read-only _depth and filters that include descendants.
+   * The model is a tree: a nullable 'parent' fk to itself, with a read-only _depth, filters that include descendants, and counts of rows pointing at it that include its descendants' (a region's site_count).
    */
   tree?: boolean;
   /**
@@ -309,13 +352,30 @@ export interface Filter {
    */
   field?: string | [string, ...string[]];
   /**
-   * Named lookup of the engine: net_contained, net_contained_or_equal, net_contains_or_equals, net_host_contained, net_mask_length (for inet/cidr fields); fk_id, fk_key (a foreign key reached through the path, by id or natural key); field (the filter of the field at the path, with all its lookups); generic_type, generic_id (a generic relation at the path, by content type or by object id); is_set (true/false: the field or relation is set, a boolean is true, a reverse_generic relation has a row).
+   * Named lookup of the engine: net_contained, net_contained_or_equal, net_contains_or_equals, net_host_contained, net_mask_length (for inet/cidr fields); fk_id, fk_key (a foreign key reached through the path, by id or natural key); field (the filter of the field at the path, with all its lookups); generic_type, generic_id (a generic relation at the path, by content type or by object id); is_set (true/false: the field or relation is set, a boolean is true, a reverse_generic relation has a row); available_on (rows available on the object of model `of` the value names, by `match` and `unscoped`).
    */
   lookup: string;
   /**
    * How the query value is parsed: integer, string, boolean, cidr, inet.
    */
   value?: string;
+  /**
+   * available_on: the model whose object the query value names by id (dcim.device).
+   */
+  of?: string;
+  /**
+   * available_on: a path on the listed row (group.scope, site) -> paths on the named object (site.region, site, location; self for the object itself) whose objects it may point at; a tree's ancestors count too.
+   */
+  match?: {
+    /**
+     * @minItems 1
+     */
+    [k: string]: [string, ...string[]];
+  };
+  /**
+   * available_on: paths on the listed row that, when all unset, make the row available on every object (a global VLAN).
+   */
+  unscoped?: string[];
   /**
    * Extra suffixes this filter accepts, e.g. gte, lte.
    */

@@ -1,0 +1,76 @@
+import type { Knex } from 'knex';
+import type { ResolvedModel } from '../definitions/registry-types';
+import type { Check } from '../definitions/generated/model-definition';
+import { resolvePath, type FilterPath } from '../filters/filter-paths';
+import { quoteIdent } from '../storage/identifiers';
+
+type Db = Knex | Knex.Transaction;
+
+/** A path's value on the row "t", read through its relations (NULL when a hop on the way is unset). */
+function valueAt(model: ResolvedModel, path: string): string {
+  const route: FilterPath = resolvePath(model, path);
+  const f = route.field;
+  if (route.multiValued || route.narrowed || !f.column) throw new Error(`${model.label}: check path ${path} must end on a stored field, one value per object`);
+  return route.value(f.column);
+}
+
+const PLACEHOLDER = /\{([a-z_][a-z0-9_.]*)\}/g;
+
+/** The SQL of a check: true when the rule is broken. */
+function brokenWhen(model: ResolvedModel, check: Check): string {
+  if (check.same) {
+    const [a, b] = check.same.map((p) => valueAt(model, p));
+    return `(${a}) IS NOT NULL AND (${b}) IS NOT NULL AND (${a}) <> (${b})`;
+  }
+  if (check.between) {
+    const v = valueAt(model, check.field!);
+    const [lo, hi] = check.between.map((p) => valueAt(model, p));
+    return `(${v}) < COALESCE((${lo}), (${v})) OR (${v}) > COALESCE((${hi}), (${v}))`;
+  }
+  if (check.any_of) return check.any_of.map((p) => `(${valueAt(model, p)}) IS NULL`).join(' AND ');
+  if (check.at_most_one) return `(${check.at_most_one.map((p) => `(CASE WHEN (${valueAt(model, p)}) IS NULL THEN 0 ELSE 1 END)`).join(' + ')}) > 1`;
+  throw new Error(`${model.label}: a check needs same, between, any_of or at_most_one`);
+}
+
+interface CompiledChecks {
+  sql: string;
+  checks: Check[];
+  placeholders: string[];
+}
+
+const compiled = new WeakMap<ResolvedModel, CompiledChecks | null>();
+
+/** One statement per model: every check's verdict and every message placeholder's value. Built once, checked at startup. */
+export function compileChecks(model: ResolvedModel): CompiledChecks | null {
+  if (compiled.has(model)) return compiled.get(model)!;
+  const checks = model.def.checks ?? [];
+  let result: CompiledChecks | null = null;
+  if (checks.length) {
+    const placeholders = [...new Set(checks.flatMap((c) => [...c.message.matchAll(PLACEHOLDER)].map((m) => m[1]!)))];
+    const columns = [
+      ...checks.map((c, i) => `COALESCE((${brokenWhen(model, c)}), FALSE) AS "c${i}"`),
+      ...placeholders.map((p, i) => `(${valueAt(model, p)})::text AS "v${i}"`),
+    ];
+    result = { sql: `SELECT ${columns.join(', ')} FROM ${quoteIdent(model.table)} AS "t" WHERE "t"."id" = ?`, checks, placeholders };
+  }
+  compiled.set(model, result);
+  return result;
+}
+
+/**
+ * The definition's checks on an object as written (inside the write's transaction, so related rows
+ * written by the same request count): field -> messages; "non_field_errors" for rules without a field.
+ */
+export async function runChecks(db: Db, model: ResolvedModel, id: number): Promise<Record<string, string[]>> {
+  const c = compileChecks(model);
+  if (!c) return {};
+  const row = ((await db.raw(c.sql, [id])).rows as Array<Record<string, unknown>>)[0];
+  const errors: Record<string, string[]> = {};
+  if (!row) return errors;
+  c.checks.forEach((check, i) => {
+    if (row[`c${i}`] !== true) return;
+    const message = check.message.replace(PLACEHOLDER, (_m, p: string) => String(row[`v${c.placeholders.indexOf(p)}`] ?? ''));
+    (errors[check.field ?? 'non_field_errors'] ??= []).push(message);
+  });
+  return errors;
+}
