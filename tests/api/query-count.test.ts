@@ -181,6 +181,37 @@ describe('with 1000 prefixes, 1000 IP addresses and 100 each of their related ob
     }
   });
 
+  test('circuits with termination_a/z, cables with their ends, interfaces with cable peers: constant', async () => {
+    const provider = (await bulkCreate('/api/circuits/providers/', [{ name: 'QC provider', slug: 'qc-provider' }]))[0];
+    const ctype = (await bulkCreate('/api/circuits/circuit-types/', [{ name: 'QC ctype', slug: 'qc-ctype' }]))[0];
+    const siteIds = (await t.api.get('/api/dcim/sites/?limit=20').set(t.auth)).body.results.map((x: { id: number }) => x.id) as number[];
+    const circuits = await bulkCreate('/api/circuits/circuits/', range(20).map((i) => ({ cid: `QC-${i}`, provider, type: ctype })));
+    const terms = await bulkCreate('/api/circuits/circuit-terminations/', circuits.flatMap((c, i) => [
+      { circuit: c, term_side: 'A', site: siteIds[i % siteIds.length] },
+      { circuit: c, term_side: 'Z', site: siteIds[(i + 1) % siteIds.length] },
+    ]));
+    const mfr = (await bulkCreate('/api/dcim/manufacturers/', [{ name: 'QC mfr', slug: 'qc-mfr' }]))[0];
+    const dtype = (await bulkCreate('/api/dcim/device-types/', [{ manufacturer: mfr, model: 'QC model', slug: 'qc-model' }]))[0];
+    const role = (await bulkCreate('/api/dcim/device-roles/', [{ name: 'QC drole', slug: 'qc-drole' }]))[0];
+    const devices = await bulkCreate('/api/dcim/devices/', range(10).map((i) => ({ name: `qc-dev-${i}`, device_type: dtype, role, site: siteIds[i % siteIds.length] })));
+    const ifaces = await bulkCreate('/api/dcim/interfaces/', devices.flatMap((d) => [0, 1].map((k) => ({ device: d, name: `xe-${k}`, type: '10gbase-x-sfpp' }))));
+    await bulkCreate('/api/dcim/cables/', range(10).map((i) => ({
+      a_terminations: [{ object_type: 'dcim.interface', object_id: ifaces[2 * i] }],
+      b_terminations: i % 2
+        ? [{ object_type: 'dcim.interface', object_id: ifaces[2 * i + 1] }]
+        : [{ object_type: 'circuits.circuittermination', object_id: terms[i] }],
+    })));
+    for (const path of ['/api/circuits/circuits/', '/api/dcim/cables/', '/api/dcim/interfaces/', '/api/circuits/circuit-terminations/']) {
+      // Four rows already hold every kind of peer (interface and circuit termination), as the whole list does.
+      const small = await cost(`${path}?limit=4`);
+      const large = await cost(`${path}?limit=${String(small.body.count)}`);
+      expect(large.body.results.length).toBeGreaterThan(4);
+      expect([path, large.n]).toEqual([path, small.n]);
+    }
+    const listed = (await cost('/api/circuits/circuits/?limit=100&cid__isw=QC-')).body.results as Array<{ termination_a: { site: unknown } | null; termination_z: unknown }>;
+    expect(listed.every((c) => c.termination_a?.site && c.termination_z)).toBe(true);
+  });
+
   test('a detail request costs what a one-row page does', async () => {
     const list = await cost('/api/ipam/prefixes/?limit=1');
     const detail = await cost(`/api/ipam/prefixes/${String(list.body.results[0].id)}/`);
