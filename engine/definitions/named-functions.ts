@@ -12,6 +12,12 @@ const computed: Record<string, (row: RowValues, from: readonly string[]) => unkn
     const v = row[from[0] ?? ''];
     return typeof v === 'string' ? (v.includes(':') ? 6 : 4) : null;
   },
+  /** The JSON type a custom field's values have, from its type (NetBox's data_type). */
+  custom_field_data_type: (row, from) => {
+    const type = row[from[0] ?? ''];
+    const byType: Record<string, string> = { integer: 'integer', decimal: 'decimal', boolean: 'boolean', json: 'object', object: 'object', multiselect: 'array', multiobject: 'array' };
+    return typeof type === 'string' ? (byType[type] ?? 'string') : null;
+  },
   /** The object's display string again, under another name (VLAN's display_name). */
   display: (row) => row.display ?? null,
 };

@@ -15,7 +15,7 @@ function kindOf(f: ResolvedField): string {
     case 'choice':
       return f.array ? `list of choice` : 'choice';
     case 'count':
-      return `count of ${f.countOf!.model.label}`;
+      return f.countAcross ? `count of ${f.def.via ?? ''} links from every model` : `count of ${f.countOf!.model.label}`;
     case 'related':
       return `${f.def.single ? 'one' : 'list of'} ${f.countOf!.model.label} (by ${f.countOf!.via.name}${Object.keys(f.def.where ?? {}).length ? `, ${Object.entries(f.def.where ?? {}).map(([k, v]) => `${k}=${String(v)}`).join(', ')}` : ''})`;
     case 'alias':

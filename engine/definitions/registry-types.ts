@@ -46,6 +46,8 @@ export interface ResolvedField {
   aliasOr?: ResolvedField;
   /** count and related: the model whose rows point here, and its fk doing so. */
   countOf?: { model: ResolvedModel; via: ResolvedField };
+  /** count with `"of": "*"`: the link fields (tags, many-to-many) of every model that point here. */
+  countAcross?: ResolvedField[];
   /** related: fixed column values of the rows listed, and the fields shown of each (brief form when absent). */
   relatedRows?: { where: Record<string, string | number | boolean>; shows?: ResolvedField[] };
 }

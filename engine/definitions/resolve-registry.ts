@@ -144,7 +144,10 @@ function resolveFields(model: ResolvedModel, registry: Registry, file: string): 
       else if (Array.isArray(to)) field.genericTargets = to.map((l) => registry.models.get(l)).filter((m): m is ResolvedModel => !!m);
       else throw new DefinitionError(file, `${at}/to`, 'generic_fk needs "to": a list of <app>.<model> or "*"');
     }
-    if (f.type === 'count' || f.type === 'related') {
+    if (f.type === 'count' && f.of === '*') {
+      // Filled once every model is resolved: every model's `via` links here.
+      field.countAcross = [];
+    } else if (f.type === 'count' || f.type === 'related') {
       const of = f.of ? registry.models.get(f.of) : undefined;
       if (!of) throw new DefinitionError(file, `${at}/of`, `unknown model "${f.of ?? ''}"`);
       field.countOf = { model: of, via: undefined as unknown as ResolvedField };
@@ -210,6 +213,11 @@ function resolveModelLists(model: ResolvedModel, file: string, registry: Registr
         return f;
       });
       field.relatedRows = { where, shows };
+    }
+    if (field.kind === 'count' && field.countAcross) {
+      const name = field.def.via ?? '';
+      field.countAcross = [...registry.models.values()].flatMap((m) => m.fieldList.filter((x) => x.name === name && x.joinTable && x.target === model));
+      if (!field.countAcross.length) throw new DefinitionError(file, `/fields/${field.name}/via`, `no model has a many-to-many or tags field "${name}" to ${model.label}`);
     }
     if (field.kind === 'count' && field.countOf) {
       const via = field.countOf.model.fields.get(field.def.via ?? '');

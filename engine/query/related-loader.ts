@@ -91,6 +91,8 @@ export async function loadRelated(
           }
         } else if ((field.kind === 'tags' || field.kind === 'm2m') && field.target && field.joinTable) {
           await loadLinks(db, data, field, ids, want);
+        } else if (field.kind === 'count' && field.countAcross) {
+          await loadCountsAcross(db, data, field, ids);
         } else if (field.kind === 'count' && field.countOf) {
           await loadCounts(db, data, field, ids);
         } else if (field.kind === 'related' && field.countOf) {
@@ -186,6 +188,16 @@ async function loadCounts(db: Knex | Knex.Transaction, data: RelatedData, field:
     [ids],
   );
   for (const r of result.rows as Array<{ k: number; n: number }>) map.set(r.k, r.n);
+}
+
+/** A count across every model's links here (a tag's tagged_items): one statement over all the join tables. */
+async function loadCountsAcross(db: Knex | Knex.Transaction, data: RelatedData, field: ResolvedField, ids: number[]): Promise<void> {
+  const links = field.countAcross!;
+  const union = links.map((l) => `SELECT "target_id" FROM ${quoteIdent(l.joinTable!)} WHERE "target_id" = ANY(?)`).join(' UNION ALL ');
+  const result = await db.raw(`SELECT "target_id" AS "k", count(*)::int AS "n" FROM (${union}) AS "u" GROUP BY "target_id"`, links.map(() => ids));
+  const map = new Map<number, number>();
+  for (const r of result.rows as Array<{ k: number; n: number }>) map.set(r.k, r.n);
+  data.counts.set(`${field.model.label}.${field.name}`, map);
 }
 
 async function loadDepths(db: Knex | Knex.Transaction, data: RelatedData, model: ResolvedModel, ids: number[]): Promise<void> {

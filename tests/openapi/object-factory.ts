@@ -103,6 +103,8 @@ export class ObjectFactory {
     const schema = requestSchema(model, 'create');
     const props = schema.properties as Record<string, JsonSchema>;
     const required = new Set((schema.required as string[] | undefined) ?? []);
+    // A check wanting one of several optional relations (a circuit termination's site or provider network) gets its first.
+    for (const c of model.def.checks ?? []) if (c.any_of?.[0]) required.add(c.any_of[0]);
     const body: Body = {};
     for (const field of model.fieldList) {
       if (field.readOnly || field.kind === 'custom_fields') continue;

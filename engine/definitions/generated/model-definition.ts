@@ -270,7 +270,7 @@ export interface Field {
    */
   host_bits?: 'clear' | 'reject';
   /**
-   * count: the model whose rows are counted; alias: the field repeated; children / reverse_generic / link_peers: the model holding the rows (app.model).
+   * count: the model whose rows are counted ("*": every model, through its `via` link field, as a tag's tagged_items); alias: the field repeated; children / reverse_generic / link_peers: the model holding the rows (app.model).
    */
   of?: string;
   /**
