@@ -14,6 +14,8 @@ function kindOf(f: ResolvedField): string {
       return `→ any of ${f.genericTargets === 'any' ? 'all types' : (f.genericTargets ?? []).map((m) => m.label).join(', ')} (${f.typeColumn} + ${f.idColumn})`;
     case 'choice':
       return f.array ? `list of choice` : 'choice';
+    case 'net_count':
+      return `count of networks ${f.def.as === 'depth' ? 'containing' : 'inside'} this ${f.def.of ?? ''}${f.def.same?.length ? ` (same ${f.def.same.join(', ')})` : ''}`;
     case 'count':
       return f.countAcross ? `count of ${f.def.via ?? ''} links from every model` : `count of ${f.countOf!.model.label}`;
     case 'related':

@@ -46,6 +46,8 @@ export interface ResolvedField {
   aliasOr?: ResolvedField;
   /** count and related: the model whose rows point here, and its fk doing so. */
   countOf?: { model: ResolvedModel; via: ResolvedField };
+  /** net_count: the network field, the fields counted rows share with this one, and which way to count. */
+  netCount?: { net: ResolvedField; same: ResolvedField[]; direction: 'children' | 'depth' };
   /** count with `"of": "*"`: the link fields (tags, many-to-many) of every model that point here. */
   countAcross?: ResolvedField[];
   /** related: fixed column values of the rows listed, and the fields shown of each (brief form when absent). */

@@ -10,7 +10,7 @@ import { hasValidator } from '../validation/named-validators';
 export const IMPLICIT_FIELDS = ['id', 'url', 'display'] as const;
 
 /** Fields that hold no column of their own. */
-const COLUMNLESS: ReadonlySet<string> = new Set(['computed', 'tags', 'm2m', 'count', 'generic_fk', 'alias', 'config_context', 'children', 'reverse_generic', 'link_peers', 'related']);
+const COLUMNLESS: ReadonlySet<string> = new Set(['computed', 'tags', 'm2m', 'count', 'generic_fk', 'alias', 'config_context', 'children', 'reverse_generic', 'link_peers', 'related', 'net_count']);
 
 function labelFor(name: string): string {
   const words = name.replace(/_id$/, '').split('_').filter(Boolean);
@@ -96,7 +96,7 @@ function resolveFields(model: ResolvedModel, registry: Registry, file: string): 
   }
   for (const [name, f] of entries) {
     const at = `/fields/${name}`;
-    if ((IMPLICIT_FIELDS as readonly string[]).includes(name) || name === 'created' || name === 'last_updated' || name === '_depth') {
+    if ((IMPLICIT_FIELDS as readonly string[]).includes(name) || name === 'created' || name === 'last_updated' || (name === '_depth' && model.tree)) {
       throw new DefinitionError(file, at, `"${name}" is provided by the engine and cannot be defined`);
     }
     const field: ResolvedField = {
@@ -108,7 +108,7 @@ function resolveFields(model: ResolvedModel, registry: Registry, file: string): 
       column: COLUMNLESS.has(f.type) ? null : f.type === 'fk' ? `${name}_id` : name,
       nullable: f.null === true,
       required: f.required === true,
-      readOnly: f.read_only === true || ['computed', 'count', 'alias', 'config_context', 'reverse_generic', 'link_peers', 'related'].includes(f.type),
+      readOnly: f.read_only === true || ['computed', 'count', 'alias', 'config_context', 'reverse_generic', 'link_peers', 'related', 'net_count'].includes(f.type),
       writeOnly: f.write_only === true || f.type === 'password',
       array: f.array === true,
     };
@@ -213,6 +213,18 @@ function resolveModelLists(model: ResolvedModel, file: string, registry: Registr
         return f;
       });
       field.relatedRows = { where, shows };
+    }
+    if (field.kind === 'net_count') {
+      const at = `/fields/${field.name}`;
+      const net = model.fields.get(field.def.of ?? '');
+      if (!net || (net.kind !== 'cidr' && net.kind !== 'inet')) throw new DefinitionError(file, `${at}/of`, `"${field.def.of ?? ''}" is not a cidr or inet field of ${model.label}`);
+      if (field.def.as !== 'children' && field.def.as !== 'depth') throw new DefinitionError(file, `${at}/as`, 'net_count needs "as": children or depth');
+      const same = (field.def.same ?? []).map((n, i) => {
+        const f = model.fields.get(n);
+        if (!f?.column) throw new DefinitionError(file, `${at}/same/${i}`, `"${n}" is not a stored field of ${model.label}`);
+        return f;
+      });
+      field.netCount = { net, same, direction: field.def.as };
     }
     if (field.kind === 'count' && field.countAcross) {
       const name = field.def.via ?? '';

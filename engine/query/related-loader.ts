@@ -91,6 +91,8 @@ export async function loadRelated(
           }
         } else if ((field.kind === 'tags' || field.kind === 'm2m') && field.target && field.joinTable) {
           await loadLinks(db, data, field, ids, want);
+        } else if (field.kind === 'net_count' && field.netCount) {
+          await loadNetCounts(db, data, field, ids);
         } else if (field.kind === 'count' && field.countAcross) {
           await loadCountsAcross(db, data, field, ids);
         } else if (field.kind === 'count' && field.countOf) {
@@ -188,6 +190,23 @@ async function loadCounts(db: Knex | Knex.Transaction, data: RelatedData, field:
     [ids],
   );
   for (const r of result.rows as Array<{ k: number; n: number }>) map.set(r.k, r.n);
+}
+
+/**
+ * Networks of the same model inside each object's network (children) or around it (depth), among rows
+ * sharing the `same` fields (NULL with NULL): NetBox's prefix children and _depth. One statement; the
+ * network column's gist index serves the containment.
+ */
+async function loadNetCounts(db: Knex | Knex.Transaction, data: RelatedData, field: ResolvedField, ids: number[]): Promise<void> {
+  const { net, same, direction } = field.netCount!;
+  const table = quoteIdent(field.model.table);
+  const col = quoteIdent(net.column!);
+  const op = direction === 'children' ? `o.${col} << t.${col}` : `o.${col} >> t.${col}`;
+  const shared = same.map((f) => ` AND o.${quoteIdent(f.column!)} IS NOT DISTINCT FROM t.${quoteIdent(f.column!)}`).join('');
+  const result = await db.raw(`SELECT t."id" AS "k", count(*)::int AS "n" FROM ${table} t JOIN ${table} o ON ${op}${shared} WHERE t."id" = ANY(?) GROUP BY t."id"`, [ids]);
+  const map = new Map<number, number>();
+  for (const r of result.rows as Array<{ k: number; n: number }>) map.set(r.k, r.n);
+  data.counts.set(`${field.model.label}.${field.name}`, map);
 }
 
 /** A count across every model's links here (a tag's tagged_items): one statement over all the join tables. */

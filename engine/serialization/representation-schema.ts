@@ -112,6 +112,7 @@ function fieldSchema(f: ResolvedField, form: Form, ref: (m: ResolvedModel) => st
     return nullable({ type: 'object', additionalProperties: false, required: ['value', 'label'], properties: { value: { type: valueType, enum: values }, label: { type: 'string' } } });
   }
   if (f.kind === 'computed') return {};
+  if (f.kind === 'net_count') return { type: 'integer' };
   let s = scalar(f);
   if (f.array) s = { type: 'array', items: s };
   return f.nullable || f.kind === 'json' ? (Object.keys(s).length ? nullable(s) : s) : s;

@@ -154,6 +154,7 @@ export class Serializer {
         return f.def.single ? (ids.length ? each(ids[0]!) : null) : ids.map(each);
       }
       case 'count':
+      case 'net_count':
         return data.counts.get(`${f.model.label}.${f.name}`)?.get(row.id) ?? 0;
       case 'custom_fields':
         return row[f.column!] ?? {};

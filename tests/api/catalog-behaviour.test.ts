@@ -192,6 +192,24 @@ describe('tree counts include descendants', () => {
   });
 });
 
+describe('prefix hierarchy', () => {
+  test('children and _depth count the prefixes inside and around, in the same VRF only', async () => {
+    const vrf = await create('/api/ipam/vrfs/', { name: uniq('VRF') });
+    const p = async (prefix: string, extra: Json = {}) => (await create('/api/ipam/prefixes/', { prefix, ...extra })).id as number;
+    const top = await p('10.77.0.0/16');
+    const mid = await p('10.77.1.0/24');
+    const leaf = await p('10.77.1.0/26');
+    await p('10.77.1.64/26', { vrf: vrf.id });
+    const res = await t.api.get(`/api/ipam/prefixes/?id=${top}&id=${mid}&id=${leaf}&ordering=prefix`).set(t.auth);
+    const got = (res.body as { results: Json[] }).results.map((x) => [x.prefix, x.children, x._depth]);
+    expect(got).toEqual([
+      ['10.77.0.0/16', 2, 0],
+      ['10.77.1.0/24', 1, 1],
+      ['10.77.1.0/26', 0, 2],
+    ]);
+  });
+});
+
 describe('cables and interfaces filtered through terminations', () => {
   let siteA: Json;
   let siteB: Json;

@@ -70,17 +70,9 @@ const CASES: Record<string, Case> = {
   },
   prefix: {
     endpoint: 'ipam/prefixes',
-    full: ['id', 'url', 'display', 'family', 'prefix', 'site', 'vrf', 'tenant', 'vlan', 'status', 'role', 'is_pool', 'mark_utilized', 'description', 'comments', 'tags', 'custom_fields', 'created', 'last_updated'],
+    full: ['id', 'url', 'display', 'family', 'prefix', 'site', 'vrf', 'tenant', 'vlan', 'status', 'role', 'is_pool', 'mark_utilized', 'description', 'comments', 'tags', 'custom_fields', 'children', '_depth', 'created', 'last_updated'],
     brief: ['id', 'url', 'family', 'prefix'],
-    differences: {
-      ...NONE,
-      missing: {
-        // KNOWN GAP (reported): NetBox keeps a prefix's depth and child count in the hierarchy; the
-        // definition language has no word for a value computed from other rows of the same table yet.
-        _depth: 'KNOWN GAP: prefix hierarchy depth not computed yet',
-        children: 'KNOWN GAP: prefix child count not computed yet',
-      },
-    },
+    differences: NONE,
   },
   ipaddress: {
     endpoint: 'ipam/ip-addresses',

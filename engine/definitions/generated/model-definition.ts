@@ -200,7 +200,8 @@ export interface Field {
     | 'children'
     | 'reverse_generic'
     | 'link_peers'
-    | 'related';
+    | 'related'
+    | 'net_count';
   label?: string;
   help_text?: string;
   /**
@@ -270,7 +271,7 @@ export interface Field {
    */
   host_bits?: 'clear' | 'reject';
   /**
-   * count: the model whose rows are counted ("*": every model, through its `via` link field, as a tag's tagged_items); alias: the field repeated; children / reverse_generic / link_peers: the model holding the rows (app.model).
+   * net_count: the network field of this model; count: the model whose rows are counted ("*": every model, through its `via` link field, as a tag's tagged_items); alias: the field repeated; children / reverse_generic / link_peers: the model holding the rows (app.model).
    */
   of?: string;
   /**
@@ -326,9 +327,13 @@ export interface Field {
    */
   pick?: string;
   /**
-   * reverse_generic: value (default) or exists (a boolean); link_peers: objects (default), type (their type label), reachable (true when connected, else null), status (NetBox's connection_status {value, label}). endpoints: the peers, or null when the object has no link (connected_endpoints).
+   * reverse_generic: value (default) or exists (a boolean); link_peers: objects (default), type (their type label), reachable (true when connected, else null), status (NetBox's connection_status {value, label}). endpoints: the peers, or null when the object has no link (connected_endpoints). net_count: children (networks inside this one) or depth (networks containing it).
    */
-  as?: 'value' | 'exists' | 'objects' | 'type' | 'reachable' | 'status' | 'endpoints';
+  as?: 'value' | 'exists' | 'objects' | 'type' | 'reachable' | 'status' | 'endpoints' | 'children' | 'depth';
+  /**
+   * net_count: fields the counted rows share with this one (vrf; an empty one matches only empty ones).
+   */
+  same?: string[];
   /**
    * link_peers: the field the linking rows share (the cable).
    */

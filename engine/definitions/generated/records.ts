@@ -1567,6 +1567,8 @@ export interface IpamPrefix {
   comments: string;
   tags: ExtrasTagBrief[];
   custom_fields: {};
+  children: number;
+  _depth: number;
   created: string;
   last_updated: string;
 }
