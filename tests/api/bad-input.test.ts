@@ -3,6 +3,7 @@ import type { Response } from 'supertest';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { loadRegistry } from '../../engine/boot';
 import type { ResolvedField, ResolvedModel } from '../../engine/definitions/registry-types';
+import { genericKeys, intRange, listUrl, servedModels, validObjects } from '../support/valid-objects';
 
 /**
  * "Bad input gets a clear 4xx JSON error naming the field; a 500 is a bug. Nothing is half-written."
@@ -20,9 +21,10 @@ const ROOT = path.resolve(__dirname, '..', '..');
 // Tests are generated while jest collects them, before the app starts: read the same schema directory
 // startTestApp() serves. Inside each test the model is taken from t.registry.
 const DEFINITIONS = loadRegistry(path.join(ROOT, 'schema'));
-const MODELS = [...DEFINITIONS.models.values()].filter((m) => (m as { exposed?: boolean }).exposed !== false);
+const MODELS = servedModels(DEFINITIONS);
 
 let t: TestApp;
+const { validBody, genericTargets } = validObjects(() => t);
 beforeAll(async () => {
   t = await startTestApp();
 });
@@ -38,7 +40,6 @@ const BIG = '1180591620717411303424'; // 2**70
 const HUGE = '1e400'; // Infinity to JSON.parse
 const NOWHERE = '987654321';
 
-const listUrl = (m: ResolvedModel) => `/api/${m.app}/${m.path}/`;
 const model = (label: string): ResolvedModel => t.registry.models.get(label)!;
 
 function sendRaw(method: 'post' | 'put' | 'patch' | 'delete', url: string, raw: string | Buffer | undefined, headers: Headers = {}) {
@@ -77,106 +78,6 @@ function judge(what: string, res: Response, want: { status?: number | number[]; 
     else if (!Array.isArray(body[want.field]) || !body[want.field].every((m: unknown) => typeof m === 'string')) tell('expected a list of messages');
   }
   return problems;
-}
-
-// ---------------------------------------------------------------------------------------------------
-// Valid values, derived from the field kinds
-
-let serial = 0;
-const hex = (n: number, len: number) => n.toString(16).padStart(len, '0').slice(-len);
-
-function validString(f: ResolvedField, n: number): string {
-  const max = f.def.max_length ?? 1000;
-  const candidates = [`v${n}`, `v${n}@example.com`, hex(n, 40), hex(n, 6), `${n}`];
-  const pattern = f.def.pattern ? new RegExp(f.def.pattern, 'u') : null;
-  const ok = candidates.find((c) => c.length <= max && (!pattern || pattern.test(c)));
-  if (!ok) throw new Error(`no valid value known for ${f.model.label}.${f.name}: add a candidate to validString`);
-  return ok;
-}
-
-function intRange(f: ResolvedField): { min: number; max: number } {
-  const min = f.def.min ?? (f.kind === 'positive_integer' ? 0 : -2147483648);
-  const max = f.def.max ?? 2147483647;
-  return { min, max };
-}
-
-async function validScalar(f: ResolvedField, n: number): Promise<unknown> {
-  switch (f.kind) {
-    case 'string':
-    case 'text':
-    case 'password':
-      return validString(f, n);
-    case 'slug':
-      return `s-${n}`;
-    case 'integer':
-    case 'positive_integer': {
-      const { min, max } = intRange(f);
-      return Math.max(min, Math.min(max, 1 + (n % 1000)));
-    }
-    case 'boolean':
-      return true;
-    case 'decimal':
-    case 'float':
-      return Math.max(f.def.min ?? -1e6, Math.min(f.def.max ?? 1e6, 1));
-    case 'date':
-      return '2024-01-02';
-    case 'datetime':
-      return '2024-01-02T03:04:05Z';
-    case 'json':
-    case 'custom_fields':
-      return {};
-    case 'choice':
-      return f.choices!.entries[0]!.value;
-    case 'cidr':
-      return `10.${Math.floor(n / 256) % 256}.${n % 256}.0/24`;
-    case 'inet':
-      return `10.${Math.floor(n / 256) % 256}.${n % 256}.1/24`;
-    case 'mac':
-      return `00:11:22:33:${hex(Math.floor(n / 256) % 256, 2)}:${hex(n % 256, 2)}`;
-    case 'fk':
-      return createOne(f.target!);
-    default:
-      throw new Error(`no valid value known for kind ${f.kind} (${f.model.label}.${f.name})`);
-  }
-}
-
-/** A create body with every required field, valid by the definition; related objects are created first. */
-async function validBody(m: ResolvedModel, depth = 0): Promise<Record<string, unknown>> {
-  if (depth > 5) throw new Error(`required relations of ${m.label} nest too deep`);
-  const body: Record<string, unknown> = {};
-  for (const f of m.fieldList) {
-    if (f.readOnly || !f.required || f.def.default !== undefined || f.def.default_fn) continue;
-    const n = ++serial;
-    if (f.kind === 'generic_fk') {
-      const targets = genericTargets(f);
-      if (!targets.length) throw new Error(`${m.label}.${f.name}: no defined model to point at`);
-      const { typeKey, idKey } = genericKeys(f);
-      body[typeKey] = targets[0]!.label;
-      body[idKey] = await createOne(targets[0]!, depth + 1);
-    } else if (f.kind === 'fk') {
-      body[f.name] = await createOne(f.target!, depth + 1);
-    } else if (f.kind === 'tags' || f.kind === 'm2m') {
-      body[f.name] = [await createOne(f.target!, depth + 1)];
-    } else {
-      const v = await validScalar(f, n);
-      body[f.name] = f.array ? [v] : v;
-    }
-  }
-  // A check that wants one of several optional relations set (a circuit termination's site or provider network) gets its first.
-  for (const c of m.def.checks ?? []) {
-    if (!c.any_of || c.any_of.some((p) => body[p] !== undefined)) continue;
-    const f = m.fields.get(c.any_of[0]!);
-    if (f?.kind !== 'fk') throw new Error(`${m.label}: any_of check starting with ${c.any_of[0]} is not a plain foreign key`);
-    body[f.name] = await createOne(f.target!, depth + 1);
-  }
-  return body;
-}
-
-async function createOne(m: ResolvedModel, depth = 0): Promise<number> {
-  const body = await validBody(m, depth);
-  const res = await t.api.post(listUrl(m)).set(t.auth).send(body);
-  if (res.status !== 201) throw new Error(`creating a ${m.label} from ${JSON.stringify(body)}: ${res.status} ${res.text}`);
-  return res.body.id as number;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -325,19 +226,6 @@ async function tableCounts(): Promise<Record<string, number>> {
     out[table] = (r.rows as Array<{ n: number }>)[0]!.n;
   }
   return out;
-}
-
-/** The two keys a generic relation is written as (its definition may name them, e.g. content_type/object_id). */
-function genericKeys(f: ResolvedField): { typeKey: string; idKey: string } {
-  const named = f as { typeColumn?: string; idColumn?: string };
-  return { typeKey: named.typeColumn ?? `${f.name}_type`, idKey: named.idColumn ?? `${f.name}_id` };
-}
-
-/** The types a generic relation may point at, the simplest first ('*': any exposed model, sites first). */
-function genericTargets(f: ResolvedField): ResolvedModel[] {
-  if (f.genericTargets !== 'any') return f.genericTargets ?? [];
-  const all = [...t.registry.models.values()].filter((m) => (m as { exposed?: boolean }).exposed !== false);
-  return [...all.filter((m) => m.label === 'dcim.site'), ...all.filter((m) => m.label !== 'dcim.site')];
 }
 
 const norm = (v: unknown) => JSON.parse(JSON.stringify(v).replace(/https?:\/\/[^/"]+\/api\//g, '/api/')) as unknown;

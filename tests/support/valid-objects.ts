@@ -1,0 +1,270 @@
+import type { Registry, ResolvedField, ResolvedModel } from '../../engine/definitions/registry-types';
+import type { TestApp } from './test-app';
+
+/**
+ * Valid objects of any served type, built from the definitions alone: every required field gets a value
+ * its kind accepts, required relations are created first, and the model's checks are kept. Shared by the
+ * suites that generate their cases from the registry (bad input, catalogue rules), so a new schema file
+ * is covered without a hand-written factory.
+ */
+
+export type Body = Record<string, unknown>;
+
+export const listUrl = (m: ResolvedModel): string => `/api/${m.app}/${m.path}/`;
+export const detailUrl = (m: ResolvedModel, id: number): string => `${listUrl(m)}${id}/`;
+
+/** The models served over the API (engine-internal state such as sessions is not). */
+export const servedModels = (registry: Registry): ResolvedModel[] => [...registry.models.values()].filter((m) => m.exposed !== false);
+
+export const hex = (n: number, len: number): string => n.toString(16).padStart(len, '0').slice(-len);
+
+export function intRange(f: ResolvedField): { min: number; max: number } {
+  const min = f.def.min ?? (f.kind === 'positive_integer' ? 0 : -2147483648);
+  const max = f.def.max ?? 2147483647;
+  return { min, max };
+}
+
+export function validString(f: ResolvedField, n: number): string {
+  const max = f.def.max_length ?? 1000;
+  const candidates = [`v${n}`, `v${n}@example.com`, hex(n, 40), hex(n, 6), `${n}`];
+  const pattern = f.def.pattern ? new RegExp(f.def.pattern, 'u') : null;
+  const ok = candidates.find((c) => c.length <= max && (!pattern || pattern.test(c)));
+  if (!ok) throw new Error(`no valid value known for ${f.model.label}.${f.name}: add a candidate to validString`);
+  return ok;
+}
+
+/** The two keys a generic relation is written as (its definition may name them, e.g. content_type/object_id). */
+export function genericKeys(f: ResolvedField): { typeKey: string; idKey: string } {
+  return { typeKey: f.typeColumn ?? `${f.name}_type`, idKey: f.idColumn ?? `${f.name}_id` };
+}
+
+/** The types a generic relation may point at, the simplest first ('*': any served model, sites first). */
+export function genericTargetsIn(registry: Registry, f: ResolvedField): ResolvedModel[] {
+  if (f.genericTargets !== 'any') return f.genericTargets ?? [];
+  const all = servedModels(registry);
+  return [...all.filter((m) => m.label === 'dcim.site'), ...all.filter((m) => m.label !== 'dcim.site')];
+}
+
+/** Relation kinds: their values are other objects, made through the API rather than written as literals. */
+export const RELATIONAL = new Set(['fk', 'generic_fk', 'm2m', 'tags']);
+
+/**
+ * Fields whose value must point back at the object itself (a device's primary IP must sit on one of the
+ * device's own interfaces): they can only be set once the object exists, so they are written by PATCH.
+ */
+export const pointsBackAtSelf = (f: ResolvedField): boolean => f.def.validators?.includes('assigned_to_self') ?? false;
+
+export interface ValidObjects {
+  /** A fresh number for unique values. */
+  next(): number;
+  /** A valid scalar (or, for an fk, a newly created related object's id) for the field. */
+  validScalar(f: ResolvedField, n: number): Promise<unknown>;
+  /** A valid value for a scalar field that differs from `old`. */
+  otherScalar(f: ResolvedField, old: unknown): Promise<unknown>;
+  /**
+   * A create body with every required field, valid by the definition; related objects are created first.
+   * `preset` values are taken as they are (and count towards the model's any_of checks).
+   */
+  validBody(m: ResolvedModel, depth?: number, preset?: Body): Promise<Body>;
+  /** Creates an object from validBody(m, depth, preset); its id. */
+  createOne(m: ResolvedModel, depth?: number, preset?: Body): Promise<number>;
+  /** genericTargetsIn the app's registry. */
+  genericTargets(f: ResolvedField): ResolvedModel[];
+  /**
+   * A new object for `holder`'s relation `f`, consistent with the holder's `same` checks given its body:
+   * when a check compares `f.<x>` with another path of the holder, the new object's `x` is that path's value.
+   */
+  relatedFor(holder: ResolvedModel, f: ResolvedField, body: Body): Promise<number>;
+  /** Sets a relation in a body, dropping what an at_most_one check says cannot be set beside it. */
+  setRelation(holder: ResolvedModel, body: Body, f: ResolvedField, id: number): void;
+  /** For a field pointsBackAtSelf: a new related object attached (through its generic relation) to something of the holder's. */
+  attachedToSelf(holder: ResolvedModel, holderId: number, f: ResolvedField): Promise<number>;
+  /** The value a dotted path (device.site) has for a body, following foreign keys through the API; null when unset. */
+  pathValue(m: ResolvedModel, body: Body, path: string): Promise<unknown>;
+}
+
+/** Valid objects made through `app()` (a getter: the app starts in beforeAll, after the tests are generated). */
+export function validObjects(app: () => TestApp): ValidObjects {
+  let serial = 0;
+
+  async function validScalar(f: ResolvedField, n: number): Promise<unknown> {
+    switch (f.kind) {
+      case 'string':
+      case 'text':
+      case 'password':
+        return validString(f, n);
+      case 'slug':
+        return `s-${n}`;
+      case 'integer':
+      case 'positive_integer': {
+        const { min, max } = intRange(f);
+        return Math.max(min, Math.min(max, 1 + (n % 1000)));
+      }
+      case 'boolean':
+        return true;
+      case 'decimal':
+      case 'float':
+        return Math.max(f.def.min ?? -1e6, Math.min(f.def.max ?? 1e6, 1));
+      case 'date':
+        return '2024-01-02';
+      case 'datetime':
+        return '2024-01-02T03:04:05Z';
+      case 'json':
+      case 'custom_fields':
+        return {};
+      case 'choice':
+        return f.choices!.entries[0]!.value;
+      case 'cidr':
+        return `10.${Math.floor(n / 256) % 256}.${n % 256}.0/24`;
+      case 'inet':
+        return `10.${Math.floor(n / 256) % 256}.${n % 256}.1/24`;
+      case 'mac':
+        return `00:11:22:33:${hex(Math.floor(n / 256) % 256, 2)}:${hex(n % 256, 2)}`;
+      case 'fk':
+        return createOne(f.target!);
+      default:
+        throw new Error(`no valid value known for kind ${f.kind} (${f.model.label}.${f.name})`);
+    }
+  }
+
+  async function otherScalar(f: ResolvedField, old: unknown): Promise<unknown> {
+    const same = (v: unknown) => JSON.stringify(v) === JSON.stringify(old);
+    if (f.kind === 'choice') {
+      const other = f.choices!.entries.find((e) => !same(f.array ? [e.value] : e.value));
+      if (!other) throw new Error(`${f.model.label}.${f.name}: a choice set of one value has no other value`);
+      return f.array ? [other.value] : other.value;
+    }
+    if (f.kind === 'boolean') return f.array ? [old !== true] : old !== true;
+    if (typeof old === 'number') {
+      // Generated numbers are clamped to the field's range, so a fresh one may repeat the old: step away instead.
+      const max = f.kind === 'integer' || f.kind === 'positive_integer' ? intRange(f).max : (f.def.max ?? 1e6);
+      return old + 1 <= max ? old + 1 : old - 1;
+    }
+    if (f.kind === 'date' && !f.array) return old === '2024-01-03' ? '2024-01-04' : '2024-01-03';
+    if (f.kind === 'datetime' && !f.array) return old === '2024-01-03T03:04:05Z' ? '2024-01-04T03:04:05Z' : '2024-01-03T03:04:05Z';
+    for (let i = 0; i < 3; i++) {
+      const v = await validScalar(f, ++serial);
+      const value = f.array ? [v] : v;
+      if (!same(value)) return value;
+    }
+    throw new Error(`no second valid value known for ${f.model.label}.${f.name}`);
+  }
+
+  const genericTargets = (f: ResolvedField): ResolvedModel[] => genericTargetsIn(app().registry, f);
+
+  async function validBody(m: ResolvedModel, depth = 0, preset: Body = {}): Promise<Body> {
+    if (depth > 5) throw new Error(`required relations of ${m.label} nest too deep`);
+    const body: Body = { ...preset };
+    for (const f of m.fieldList) {
+      if (f.readOnly || !f.required || f.def.default !== undefined || f.def.default_fn) continue;
+      if (body[f.kind === 'generic_fk' ? genericKeys(f).typeKey : f.name] !== undefined) continue;
+      const n = ++serial;
+      if (f.kind === 'generic_fk') {
+        const targets = genericTargets(f);
+        if (!targets.length) throw new Error(`${m.label}.${f.name}: no defined model to point at`);
+        const { typeKey, idKey } = genericKeys(f);
+        body[typeKey] = targets[0]!.label;
+        body[idKey] = await createOne(targets[0]!, depth + 1);
+      } else if (f.kind === 'fk') {
+        body[f.name] = await createOne(f.target!, depth + 1);
+      } else if (f.kind === 'tags' || f.kind === 'm2m') {
+        body[f.name] = [await createOne(f.target!, depth + 1)];
+      } else {
+        const v = await validScalar(f, n);
+        body[f.name] = f.array ? [v] : v;
+      }
+    }
+    // A check that wants one of several optional relations set (a circuit termination's site or provider network) gets its first.
+    for (const c of m.def.checks ?? []) {
+      if (!c.any_of || c.any_of.some((p) => body[p] !== undefined)) continue;
+      const f = m.fields.get(c.any_of[0]!);
+      if (f?.kind !== 'fk') throw new Error(`${m.label}: any_of check starting with ${c.any_of[0]} is not a plain foreign key`);
+      body[f.name] = await createOne(f.target!, depth + 1);
+    }
+    return body;
+  }
+
+  async function createOne(m: ResolvedModel, depth = 0, preset: Body = {}): Promise<number> {
+    const t = app();
+    const body = await validBody(m, depth, preset);
+    const res = await t.api.post(listUrl(m)).set(t.auth).send(body);
+    if (res.status !== 201) throw new Error(`creating a ${m.label} from ${JSON.stringify(body)}: ${res.status} ${res.text}`);
+    return res.body.id as number;
+  }
+
+  async function pathValue(m: ResolvedModel, body: Body, path: string): Promise<unknown> {
+    const t = app();
+    const [head, ...rest] = path.split('.');
+    let field = m.fields.get(head!);
+    let value: unknown = body[head!];
+    for (const part of rest) {
+      if (value === undefined || value === null || field?.kind !== 'fk') return null;
+      const res = await t.api.get(detailUrl(field.target!, value as number)).set(t.auth);
+      if (res.status !== 200) throw new Error(`reading ${field.target!.label} ${String(value)}: ${res.status}`);
+      const shown = (res.body as Body)[part];
+      field = field.target!.fields.get(part);
+      value = field?.kind === 'fk' ? ((shown as { id?: number } | null)?.id ?? null) : shown;
+    }
+    return value ?? null;
+  }
+
+  async function relatedFor(holder: ResolvedModel, f: ResolvedField, body: Body): Promise<number> {
+    const preset: Body = {};
+    for (const c of holder.def.checks ?? []) {
+      if (!c.same) continue;
+      const [a, b] = c.same as [string, string];
+      for (const [mine, other] of [[a, b], [b, a]] as const) {
+        const parts = mine.split('.');
+        // Only a path one step into the new object can be preset; a longer one is left to the check to judge.
+        if (parts.length !== 2 || parts[0] !== f.name) continue;
+        const v = await pathValue(holder, body, other);
+        if (v !== null) preset[parts[1]!] = v;
+      }
+    }
+    return createOne(f.target!, 1, preset);
+  }
+
+  function setRelation(holder: ResolvedModel, body: Body, f: ResolvedField, id: number): void {
+    body[f.name] = id;
+    for (const c of holder.def.checks ?? []) {
+      if (!c.at_most_one?.includes(f.name)) continue;
+      for (const p of c.at_most_one) {
+        if (p !== f.name && !holder.fields.get(p)?.required) delete body[p];
+      }
+    }
+  }
+
+  async function attachedToSelf(holder: ResolvedModel, holderId: number, f: ResolvedField): Promise<number> {
+    const target = f.target!;
+    const generic = target.fieldList.find((g) => g.kind === 'generic_fk');
+    if (!generic) throw new Error(`${f.model.label}.${f.name}: ${target.label} has no generic relation to attach it by`);
+    for (const via of genericTargets(generic)) {
+      const back = via.fieldList.find((g) => g.kind === 'fk' && g.target === holder && g.required);
+      if (!back) continue;
+      const attach = await createOne(via, 1, { [back.name]: holderId });
+      const { typeKey, idKey } = genericKeys(generic);
+      const preset: Body = { [typeKey]: via.label, [idKey]: attach };
+      // An address of the family the field's validators ask for (the generated ones are IPv4).
+      const address = target.fieldList.find((g) => (g.kind === 'inet' || g.kind === 'cidr') && g.required);
+      if (address && f.def.validators?.includes('ipv6')) {
+        const n = ++serial;
+        preset[address.name] = address.kind === 'inet' ? `2001:db8::${hex(n, 4)}/64` : `2001:db8:${hex(n, 4)}::/64`;
+      }
+      return createOne(target, 1, preset);
+    }
+    throw new Error(`${f.model.label}.${f.name}: no type ${target.label}.${generic.name} may point at belongs to a ${holder.label}`);
+  }
+
+  return {
+    next: () => ++serial,
+    validScalar,
+    otherScalar,
+    validBody,
+    createOne,
+    genericTargets,
+    relatedFor,
+    setRelation,
+    attachedToSelf,
+    pathValue,
+  };
+}
