@@ -66,6 +66,8 @@ export interface UniqueSet {
   constraint: string;
   /** Columns that must be set for the rule to apply (a partial unique index). */
   whenNotNull: string[];
+  /** Text columns compared by lower(...): the rule becomes a unique index on expressions. */
+  caseInsensitive: string[];
 }
 
 export interface ResolvedModel {

@@ -326,17 +326,24 @@ function resolveModelLists(model: ResolvedModel, file: string, registry: Registr
   for (const field of model.fieldList) {
     if (field.def.unique) {
       if (!field.column) throw new DefinitionError(file, `/fields/${field.name}/unique`, 'only stored fields can be unique');
-      model.uniques.push({ fields: [field.name], message: field.def.unique_message, nullsDistinct: true, constraint: sqlName(model.table, field.column, 'key'), whenNotNull: [] });
+      model.uniques.push({ fields: [field.name], message: field.def.unique_message, nullsDistinct: true, constraint: sqlName(model.table, field.column, 'key'), whenNotNull: [], caseInsensitive: [] });
     }
   }
   (def.unique_together ?? []).forEach((u, i) => {
-    const spec = Array.isArray(u) ? { fields: u, message: undefined, nulls_distinct: true, when_not_null: [] as string[] } : u;
+    const spec = Array.isArray(u) ? { fields: u, message: undefined, nulls_distinct: true, when_not_null: [] as string[], case_insensitive: [] as string[] } : u;
     spec.fields.forEach((name, j) => {
       if (!storedColumns(model, name).length) throw new DefinitionError(file, `/unique_together/${i}/${Array.isArray(u) ? j : `fields/${j}`}`, `"${name}" is not a stored field`);
     });
     const columns = spec.fields.flatMap((n) => storedColumns(model, n));
     const whenNotNull = (spec.when_not_null ?? []).flatMap((n) => storedColumns(model, n));
-    model.uniques.push({ fields: spec.fields, message: spec.message, nullsDistinct: spec.nulls_distinct !== false, constraint: sqlName(model.table, ...columns, 'uniq'), whenNotNull });
+    const caseInsensitive = (spec.case_insensitive ?? []).map((n, j) => {
+      const f = model.fields.get(n);
+      if (!spec.fields.includes(n) || !f?.column || !['string', 'text', 'slug'].includes(f.kind)) {
+        throw new DefinitionError(file, `/unique_together/${i}/case_insensitive/${j}`, `"${n}" is not a text field of this set`);
+      }
+      return f.column;
+    });
+    model.uniques.push({ fields: spec.fields, message: spec.message, nullsDistinct: spec.nulls_distinct !== false, constraint: sqlName(model.table, ...columns, 'uniq'), whenNotNull, caseInsensitive });
   });
 }
 

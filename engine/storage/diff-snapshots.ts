@@ -158,7 +158,8 @@ function sameIndex(a: IndexSpec, b: IndexSpec): boolean {
     a.opclass === b.opclass &&
     !!a.unique === !!b.unique &&
     (a.nullsDistinct ?? true) === (b.nullsDistinct ?? true) &&
-    sameList(a.whereNotNull ?? [], b.whereNotNull ?? [])
+    sameList(a.whereNotNull ?? [], b.whereNotNull ?? []) &&
+    sameList(a.lower ?? [], b.lower ?? [])
   );
 }
 

@@ -99,7 +99,7 @@ function foreignKeyClause(spec: ForeignKeySpec): string {
 
 function indexClause(spec: IndexSpec): string {
   const opclass = spec.opclass ? ` ${bareWord(spec.opclass)}` : '';
-  const columns = spec.columns.map((col) => `${q(col)}${opclass}`).join(', ');
+  const columns = spec.columns.map((col) => `${spec.lower?.includes(col) ? `lower(${q(col)})` : q(col)}${opclass}`).join(', ');
   let clause = spec.method === 'gist' ? `USING gist (${columns})` : `(${columns})`;
   if (spec.unique && spec.nullsDistinct === false) clause += ' NULLS NOT DISTINCT';
   if (spec.whereNotNull?.length) clause += ` WHERE ${spec.whereNotNull.map((col) => `${q(col)} IS NOT NULL`).join(' AND ')}`;
@@ -149,7 +149,8 @@ function describe(c: SchemaChange): string {
     case 'add_index': {
       const using = c.spec.method === 'gist' ? ' using gist' : '';
       const opclass = c.spec.opclass ? ` ${c.spec.opclass}` : '';
-      return `add index ${c.name} on ${c.table}${using} (${c.spec.columns.map((col) => col + opclass).join(', ')})`;
+      const unique = c.spec.unique ? 'unique ' : '';
+      return `add ${unique}index ${c.name} on ${c.table}${using} (${c.spec.columns.map((col) => (c.spec.lower?.includes(col) ? `lower(${col})` : col) + opclass).join(', ')})`;
     }
     case 'drop_index':
       return `drop index ${c.name} on ${c.table}`;

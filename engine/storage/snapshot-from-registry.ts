@@ -59,8 +59,17 @@ function modelTable(model: ResolvedModel): TableSpec {
   }
   for (const u of model.uniques) {
     const columns = u.fields.flatMap((n) => storedColumns(model, n));
-    // A rule that applies only where some fields are set is a partial unique index, not a constraint.
-    if (u.whenNotNull.length) t.indexes[u.constraint] = { columns, unique: true, nullsDistinct: u.nullsDistinct, whereNotNull: u.whenNotNull };
+    // A rule that applies only where some fields are set, or that compares text by lower(...), is a unique
+    // index (partial, or on expressions), not a constraint.
+    if (u.whenNotNull.length || u.caseInsensitive.length) {
+      t.indexes[u.constraint] = {
+        columns,
+        unique: true,
+        nullsDistinct: u.nullsDistinct,
+        ...(u.whenNotNull.length ? { whereNotNull: u.whenNotNull } : {}),
+        ...(u.caseInsensitive.length ? { lower: u.caseInsensitive } : {}),
+      };
+    }
     else t.uniques[u.constraint] = { columns, nullsDistinct: u.nullsDistinct };
   }
   return t;

@@ -57,4 +57,6 @@ export interface IndexSpec {
   nullsDistinct?: boolean;
   /** Index only the rows where these columns are not null. */
   whereNotNull?: string[];
+  /** Columns indexed as lower(column): a case-insensitive unique rule. */
+  lower?: string[];
 }

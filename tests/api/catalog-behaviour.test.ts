@@ -148,6 +148,18 @@ describe('checks across related objects', () => {
   });
 });
 
+describe('case-insensitive names', () => {
+  test('device names are unique per site without regard to case, as NetBox (Lower(name))', async () => {
+    const site = await named('Site', '/api/dcim/sites/');
+    const d = await device(site, { name: 'Leaf-CI' });
+    const res = await t.api.post('/api/dcim/devices/').set(t.auth).send({ name: 'leaf-ci', device_type: (d.device_type as Json).id, role: (d.role as Json).id, site: site.id });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ non_field_errors: ['Device name must be unique per site.'] });
+    const elsewhere = await named('Other', '/api/dcim/sites/');
+    await device(elsewhere, { name: 'leaf-ci' });
+  });
+});
+
 describe('circuit termination_a and termination_z', () => {
   test('each is the termination of that side with its site and speeds, or null', async () => {
     const provider = await named('Prov', '/api/circuits/providers/');

@@ -31,6 +31,10 @@ export type UniqueTogether =
        * Enforced only for rows where these fields are set (a partial unique index).
        */
       when_not_null?: string[];
+      /**
+       * Text fields of the set compared without regard to case (a unique index on lower(...)): Leaf1 and leaf1 collide.
+       */
+      case_insensitive?: string[];
     };
 export type Check = {
   /**
