@@ -195,7 +195,12 @@ function narrowedById(name: string, route: FilterPath): FilterDef {
       if (!r) return null;
       const parts: Condition[] = [];
       if (r.ids.length) parts.push({ sql: route.wrap((a) => route.guarded(a, col, (c) => `${c} = ANY(?)`)), bindings: [r.ids] });
-      if (r.wantsNull) parts.push({ sql: `NOT COALESCE((${route.wrap((a) => route.guarded(a, col, (c) => `${c} IS NOT NULL`))}), FALSE)`, bindings: [] });
+      if (r.wantsNull) {
+        // Unset: the relation holds no object of this type; through several holders, some holder's does not.
+        const isSet = (a: string) => route.guarded(a, col, (c) => `${c} IS NOT NULL`);
+        const sql = route.multiValued ? route.wrap((a) => `NOT COALESCE((${isSet(a)}), FALSE)`) : `NOT COALESCE((${route.wrap(isSet)}), FALSE)`;
+        parts.push({ sql, bindings: [] });
+      }
       const c = anyOf(parts);
       // __n keeps every row not matched, unassigned ones included (NetBox's exclude()).
       return lookup === 'n' ? { sql: `NOT COALESCE((${c.sql}), FALSE)`, bindings: c.bindings } : c;

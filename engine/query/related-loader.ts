@@ -240,10 +240,10 @@ async function loadRelatedList(db: Knex | Knex.Transaction, data: RelatedData, f
   const { where, shows } = field.relatedRows ?? { where: {} };
   const col = quoteIdent(via.column!);
   const fixed = Object.entries(where);
-  const conditions = [`"t".${col} = ANY(?)`, ...fixed.map(([c]) => `"t".${quoteIdent(c)} = ?`)];
+  const conditions = [`"r".${col} = ANY(?)`, ...fixed.map(([c]) => `"r".${quoteIdent(c)} = ?`)];
   // With `shows`, the rows themselves are rendered here: read them whole and ask for what their fks name.
-  const select = shows ? `"t".${col} AS "__k", ${rowSelectList(model, 't')}` : `"t".${col} AS "__k", "t"."id"`;
-  const result = await db.raw(`SELECT ${select} FROM ${quoteIdent(model.table)} AS "t" WHERE ${conditions.join(' AND ')} ORDER BY "t"."id"`, [ids, ...fixed.map(([, v]) => v)]);
+  const select = shows ? `"r".${col} AS "__k", ${rowSelectList(model, 'r')}` : `"r".${col} AS "__k", "r"."id"`;
+  const result = await db.raw(`SELECT ${select} FROM ${quoteIdent(model.table)} AS "r" WHERE ${conditions.join(' AND ')} ORDER BY "r"."id"`, [ids, ...fixed.map(([, v]) => v)]);
   const map = new Map<number, number[]>();
   const key = `${field.model.label}.${field.name}`;
   const shown = new Map<number, Row>();

@@ -13,7 +13,7 @@ import { loadRegistry } from '../../engine/boot';
 import type { ResolvedModel } from '../../engine/definitions/registry-types';
 import { filterTable, type FilterDef } from '../../engine/filters/filter-table';
 import { startTestApp, type TestApp } from '../support/test-app';
-import { checksFor, classify, invalidChecks, matches, paramOf, pathFields, type Family, type Universe } from './support/filter-plan';
+import { checksFor, classify, invalidChecks, matches, paramOf, type Family, type Universe } from './support/filter-plan';
 import { generateSets } from './support/generate-sets';
 import { list, sorted, UniverseCache } from './support/list-client';
 import { ObjectFactory, type Rep } from './support/object-factory';
@@ -75,15 +75,13 @@ const plans = planAll(listed);
 
 /**
  * The models whose rows the oracle reads for these filters: the model itself, targets named by natural
- * key or walked as trees, and the models along declared paths.
+ * key or walked as trees, and the models along declared paths (children and reverse relations included).
  */
 function neededModels(m: ResolvedModel, families: Family[]): Set<string> {
   const out = new Set([m.label]);
   for (const fam of families) {
     if (fam.target && (fam.byKey || fam.descend)) out.add(fam.target.label);
-    if (fam.set.startsWith('path:') || fam.set.startsWith('net:')) {
-      for (const hop of pathFields(m, fam.set.slice(fam.set.indexOf(':') + 1))) if (hop.target) out.add(hop.target.label);
-    }
+    for (const label of fam.reads ?? []) out.add(label);
   }
   return out;
 }
@@ -125,7 +123,13 @@ test('every kind of filter the definitions produce is exercised somewhere', () =
     'cidr', 'inet', 'array membership', 'fk _id', 'fk natural key', 'fk _id (tree descendants)', 'fk _id (tree parent, direct)',
     'tags', 'generic _type', 'generic _id', 'declared fk_id', 'declared fk_id (tree descendants)', 'declared fk_key (tree descendants)',
     'declared field (numeric)', 'declared net_contained', 'declared net_contained_or_equal', 'declared net_contains_or_equals',
-    'declared net_host_contained', 'declared net_mask_length',
+    'declared net_host_contained', 'declared net_mask_length', 'declared fk_id (generic, one type)', 'declared field (string)',
+    // Declared paths through children, reverse relations and several paths; generic, is_set and available_on lookups.
+    'declared generic_type, through children', 'declared generic_id, through children',
+    'declared fk_id (generic, one type), several paths, through children', 'declared fk_id, several paths, through children',
+    'declared fk_key (tree descendants), several paths, through children', 'declared fk_id, through a reverse relation',
+    'declared fk_key (tree descendants), through a reverse relation', 'declared fk_id (m2m), several paths',
+    'declared is_set', 'declared is_set (reverse generic)', 'declared is_set (reverse generic, flag), several paths', 'declared available_on',
   ]) {
     expect([...kinds]).toContain(kind);
   }
@@ -154,7 +158,7 @@ for (const defined of listed) {
       test(`${def.name} [${kind}]: ${lookups.join(' ')}${invalidCount ? '; invalid values are a 400' : ''}`, async () => {
         if (typeof fam === 'string') throw new Error(`${label} filter ${def.name}: ${fam}. Teach tests/filters/support/filter-plan.ts this kind of filter.`);
         const rows = [...u.get(label)!.values()];
-        const set = sets.get(fam.set)!.map((id) => u.get(label)!.get(id)!);
+        const set = sets.get(fam.set)!.map((id) => u.get(fam.setOf?.label ?? label)!.get(id)!);
         const checks = checksFor(fam, def, set, u, lookups, thin);
         let informative = 0;
         await inBatches(checks, 6, async (c) => {

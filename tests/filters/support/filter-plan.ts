@@ -15,7 +15,7 @@ export type Universe = Map<string, Map<number, Rep>>;
 
 export type ValueType =
   | 'string' | 'mac' | 'array' | 'ordered' | 'boolean' | 'choice' | 'cidr' | 'inet'
-  | 'relation' | 'set' | 'generic-type' | 'generic-id' | 'net';
+  | 'relation' | 'set' | 'generic-type' | 'generic-id' | 'net' | 'available-on';
 
 export interface Family {
   /** Coverage label: the kind of filter this is ("string", "fk _id (tree descendants)", "declared net_contained"...). */
@@ -35,6 +35,19 @@ export interface Family {
   netLookup?: string;
   /** The value kind a net filter parses (cidr, inet, integer). */
   netValue?: string;
+  /**
+   * Declared filters: the values a row has along each of the filter's paths (one, or through children
+   * and reverse relations any number), with whether a relation match takes the target's descendants.
+   * The filter matches when any value of any path does; a negated lookup when none does. `extract`
+   * then gives the first value set, to sample query values from.
+   */
+  paths?: Array<{ values(row: Rep, u: Universe): unknown[]; descend?: boolean }>;
+  /** Models the oracle reads besides the list's own (along declared paths). */
+  reads?: string[];
+  /** The model of the objects in the family's generated set, when not the list's own (available_on: the objects named). */
+  setOf?: ResolvedModel;
+  /** available_on: whether the row is usable on the object of `setOf` with this id. */
+  availableTo?(row: Rep, id: number, u: Universe): boolean;
 }
 
 export interface Check {
@@ -92,117 +105,332 @@ function scalarFamily(field: ResolvedField, set: string, read: (row: Rep, u: Uni
 }
 
 /**
- * One step of a declared path: a field, and the model it leads to (a foreign key's target, or the type
- * a generic relation is narrowed to with `name[app.model]`).
+ * One step of a declared path, from a row of one model to rows of another:
+ * - fk: the foreign key's target (site.region);
+ * - generic: a generic relation narrowed to one type with `name[app.model]` (assigned_object[dcim.interface]);
+ * - rows: the rows of another model whose foreign key `via` points back at the row: those a children
+ *   field lists, with its `where` (a_terminations: a cable's A-end terminations), or those of a reverse
+ *   relation named by that key's related_name (terminations: a circuit's terminations). Any number.
  */
-export interface Hop {
+export type Hop =
+  | { kind: 'fk'; field: ResolvedField; target: ResolvedModel }
+  | { kind: 'generic'; field: ResolvedField; target: ResolvedModel; typeLabel: string }
+  | { kind: 'rows'; via: ResolvedField; where: Record<string, unknown>; target: ResolvedModel; children: boolean };
+
+/** A declared path: the hops to the model holding the final field, and that field. */
+export interface Route {
+  path: string;
+  hops: Hop[];
+  /** The final field, on the holder (the last hop's target, or the list's own model). */
   field: ResolvedField;
-  target?: ResolvedModel;
-  /** A generic relation narrowed to one type. */
-  typeLabel?: string;
+  /** The final step is a generic relation narrowed to one type: the filter is about that relation. */
+  narrowed?: Extract<Hop, { kind: 'generic' }>;
+  /** A rows hop on the way: a row has any number of holders (none, one, several). */
+  multi: boolean;
 }
 
-/** The steps of a dotted path from the model: site.region, assigned_object[dcim.interface].device. */
-export function pathFields(model: ResolvedModel, path: string): Hop[] {
-  const out: Hop[] = [];
+const STEP = /^([a-z_][a-z0-9_]*)(?:\[([a-z0-9_]+\.[a-z0-9_]+)\])?$/;
+
+/** A generic relation narrowed to a type it may hold. */
+function narrowedHop(field: ResolvedField, typeLabel: string, path: string): Extract<Hop, { kind: 'generic' }> {
+  const target = field.kind === 'generic_fk' && field.genericTargets !== 'any' ? field.genericTargets?.find((x) => x.label === typeLabel) : undefined;
+  if (!target) throw new Error(`${field.model.label}.${field.name} cannot hold ${typeLabel} (path ${path})`);
+  return { kind: 'generic', field, target, typeLabel };
+}
+
+/** The hop a field makes when the path goes on past it. */
+function hopThrough(field: ResolvedField, path: string): Hop {
+  if (field.kind === 'fk') return { kind: 'fk', field, target: field.target! };
+  if (field.kind === 'children') {
+    const { model, via } = field.children!;
+    // The definition's own where, by field name and API value (a_terminations: cable_end "A").
+    return { kind: 'rows', via, where: field.def.where ?? {}, target: model, children: true };
+  }
+  throw new Error(`${field.model.label}.${field.name} is a ${field.kind} field, which a path cannot go through (path ${path})`);
+}
+
+/** Resolves a dotted path from the model: site.region, assigned_object[dcim.interface].device, terminations.site. */
+export function routeOf(model: ResolvedModel, path: string): Route {
+  const parts = path.match(/[^.[\]]+(?:\[[^\]]*\])?/g) ?? [];
+  const hops: Hop[] = [];
   let current = model;
-  for (const part of path.match(/[^.[\]]+(?:\[[^\]]*\])?/g) ?? []) {
-    const m = /^([a-z_][a-z0-9_]*)(?:\[([a-z0-9_]+\.[a-z0-9_]+)\])?$/.exec(part);
-    const f = m ? current.fields.get(m[1]!) : undefined;
-    if (!m || !f) throw new Error(`${model.label}: no field ${part} on the way of ${path}`);
-    if (m[2]) {
-      const target = f.genericTargets === 'any' ? undefined : f.genericTargets?.find((x) => x.label === m[2]);
-      if (!target) throw new Error(`${model.label}: ${part} names a type the relation cannot hold`);
-      out.push({ field: f, target, typeLabel: m[2] });
-      current = target;
-    } else {
-      out.push({ field: f, target: f.target });
-      if (f.target) current = f.target;
+  for (const [i, part] of parts.entries()) {
+    const m = STEP.exec(part);
+    if (!m) throw new Error(`${model.label}: bad step ${part} in ${path}`);
+    const field = current.fields.get(m[1]!);
+    const last = i === parts.length - 1;
+    if (!field) {
+      // Another model's foreign key to this one, named by its related_name.
+      const back = last || m[2] ? undefined : current.reverse.find((f) => f.def.related_name === m[1]);
+      if (!back) throw new Error(`${model.label}: no field ${part} on the way of ${path}`);
+      hops.push({ kind: 'rows', via: back, where: {}, target: back.model, children: false });
+      current = back.model;
+      continue;
     }
+    if (last) return { path, hops, field, narrowed: m[2] ? narrowedHop(field, m[2], path) : undefined, multi: hops.some((h) => h.kind === 'rows') };
+    const hop = m[2] ? narrowedHop(field, m[2], path) : hopThrough(field, path);
+    hops.push(hop);
+    current = hop.target;
+  }
+  throw new Error(`${model.label}: empty path`);
+}
+
+/** The id a generic relation holds when it holds an object of the narrowed type, else null. */
+function narrowedId(hop: Extract<Hop, { kind: 'generic' }>, row: Rep): number | null {
+  const g = genericNames(hop.field);
+  return row[g.type] === hop.typeLabel ? ((row[g.id] as number | null) ?? null) : null;
+}
+
+/** The rows a hop leads to from one row, as the universe holds them: none when a relation is unset. */
+function follow(hop: Hop, row: Rep, u: Universe): Rep[] {
+  const rows = u.get(hop.target.label)!;
+  if (hop.kind === 'rows') {
+    return [...rows.values()].filter((r) => idOf(r[hop.via.name]) === row.id && Object.entries(hop.where).every(([k, v]) => choiceValue(r[k]) === v));
+  }
+  const id = hop.kind === 'fk' ? idOf(row[hop.field.name]) : narrowedId(hop, row);
+  const next = id === null ? undefined : rows.get(id);
+  return next ? [next] : [];
+}
+
+/** The rows holding the route's final field, reached from a row. */
+export function holdersOf(route: Route, row: Rep, u: Universe): Rep[] {
+  let at = [row];
+  for (const hop of route.hops) at = at.flatMap((r) => follow(hop, r, u));
+  return at;
+}
+
+/**
+ * The values a row has along a route, `read` giving a holder's (null: the path is broken before it).
+ * A single-valued path always has its holder's values, those of "unset" when broken; a path through
+ * rows has the values of every holder it reaches, none when it reaches none.
+ */
+function along(route: Route, row: Rep, u: Universe, read: (holder: Rep | null) => unknown[]): unknown[] {
+  const holders = holdersOf(route, row, u);
+  return route.multi ? holders.flatMap((h) => read(h)) : read(holders[0] ?? null);
+}
+
+/** Every model the oracle reads for a route: those along it, the final relation's target, the rows pointing at a reverse generic field. */
+export function routeModels(route: Route): string[] {
+  const out = route.hops.map((h) => h.target.label);
+  if (route.narrowed) out.push(route.narrowed.target.label);
+  else if (route.field.target) out.push(route.field.target.label);
+  if (route.field.kind === 'reverse_generic') out.push(route.field.reverse!.model.label);
+  return out;
+}
+
+/** How the routes get to their holders, for the coverage label: ", several paths, through children". */
+function routeKind(routes: Route[]): string {
+  const rows = routes.flatMap((r) => r.hops).filter((h): h is Extract<Hop, { kind: 'rows' }> => h.kind === 'rows');
+  const parts = [
+    routes.length > 1 ? 'several paths' : '',
+    rows.some((h) => h.children) ? 'through children' : '',
+    rows.some((h) => !h.children) ? 'through a reverse relation' : '',
+  ];
+  return parts.filter(Boolean).map((p) => `, ${p}`).join('');
+}
+
+const qualified = (base: string, quals: string[]) => {
+  const q = [...new Set(quals.filter(Boolean))];
+  return q.length ? `${base} (${q.join(', ')})` : base;
+};
+
+/** Whether the route's final field is set on a holder: a relation that points somewhere, a flag that is on, a value. */
+function isSetOn(route: Route, holder: Rep, u: Universe): boolean {
+  const f = route.field;
+  if (route.narrowed) return narrowedId(route.narrowed, holder) !== null;
+  switch (f.kind) {
+    case 'generic_fk':
+      return holder[genericNames(f).type] != null;
+    case 'fk':
+      return idOf(holder[f.name]) !== null;
+    case 'reverse_generic': {
+      // Some row of the other model points at the holder through its generic relation (an interface's cable termination).
+      const g = genericNames(f.reverse!.via);
+      return [...u.get(f.reverse!.model.label)!.values()].some((r) => r[g.type] === f.model.label && r[g.id] === holder.id);
+    }
+    case 'boolean':
+      return holder[f.name] === true;
+    default:
+      return holder[f.name] !== null && holder[f.name] !== undefined;
+  }
+}
+
+/** The target a relation route's final field points at, and whether a match takes the target's descendants. */
+function relationEnd(route: Route): { target: ResolvedModel; descend: boolean; qual: string } | string {
+  const f = route.field;
+  if (route.narrowed) return { target: route.narrowed.target, descend: false, qual: 'generic, one type' };
+  // A many-to-many link matches the ids it holds, without a tree's descendants.
+  if (f.kind === 'm2m') return { target: f.target!, descend: false, qual: 'm2m' };
+  if (f.kind === 'fk') return { target: f.target!, descend: descends(f), qual: descends(f) ? 'tree descendants' : '' };
+  return `${route.path} ends on a ${f.kind} field, not a relation`;
+}
+
+/** The ids a relation route's final field holds on a holder (none for unset many-to-many links; null for an unset key). */
+function relationIds(route: Route, holder: Rep | null): unknown[] {
+  if (route.field.kind === 'm2m') return holder ? (holder[route.field.name] as Rep[]).map((x) => x.id) : [];
+  if (!holder) return [null];
+  return [route.narrowed ? narrowedId(route.narrowed, holder) : idOf(holder[route.field.name])];
+}
+
+/** A family whose values lie along paths; its `extract` (where query values are sampled) gives the first set one. */
+function alongPaths(fam: Omit<Family, 'extract' | 'paths'>, paths: NonNullable<Family['paths']>): Family {
+  return { ...fam, paths, extract: (r, u) => paths.flatMap((p) => p.values(r, u)).find((v) => v !== null && v !== undefined) ?? null };
+}
+
+/**
+ * Declared filters ("filters" in a definition): one path or several, each through foreign keys,
+ * narrowed generic relations, children and reverse relations. A filter matches a row when any value
+ * along any of its paths does (see matches), so each path is one entry of Family.paths.
+ */
+function classifyDeclared(model: ResolvedModel, def: FilterDef, spec: Filter): Family | string {
+  const paths = Array.isArray(spec.field) ? spec.field : [spec.field ?? def.name];
+  let routes: Route[];
+  try {
+    routes = paths.map((p) => routeOf(model, p));
+  } catch (e) {
+    return (e as Error).message;
+  }
+  const set = `path:${paths.join(' | ')}`;
+  const how = routeKind(routes);
+  const reads = [...new Set(routes.flatMap(routeModels))];
+  switch (spec.lookup) {
+    case 'is_set': {
+      // Set when some holder along some path is set; unset when none is (a broken path holds nothing).
+      const ends = routes.map((r) => (r.field.kind === 'reverse_generic' ? 'reverse generic' : r.field.kind === 'boolean' && !r.narrowed ? 'flag' : ''));
+      return {
+        kind: qualified('declared is_set', ends) + how,
+        valueType: 'boolean',
+        set,
+        reads,
+        extract: (r, u) => routes.some((route) => along(route, r, u, (h) => [h !== null && isSetOn(route, h, u)]).includes(true)),
+      };
+    }
+    case 'fk_id':
+    case 'fk_key': {
+      const ends = routes.map(relationEnd);
+      const bad = ends.find((e): e is string => typeof e === 'string');
+      if (bad) return bad;
+      const ok = ends as Array<Exclude<(typeof ends)[number], string>>;
+      const target = ok[0]!.target;
+      if (ok.some((e) => e.target !== target)) return `the paths of ${def.name} end on relations to different models`;
+      return alongPaths(
+        {
+          kind: qualified(`declared ${spec.lookup}`, ok.map((e) => e.qual)) + how,
+          valueType: 'relation',
+          set,
+          reads,
+          target,
+          descend: ok.some((e) => e.descend),
+          byKey: spec.lookup === 'fk_key',
+        },
+        routes.map((route, i) => ({ descend: ok[i]!.descend, values: (r, u) => along(route, r, u, (h) => relationIds(route, h)) })),
+      );
+    }
+    case 'generic_type':
+    case 'generic_id': {
+      const bad = routes.find((r) => r.field.kind !== 'generic_fk' || r.narrowed);
+      if (bad) return `${bad.path} is not a generic relation`;
+      const column = (route: Route) => genericNames(route.field)[spec.lookup === 'generic_type' ? 'type' : 'id'];
+      return alongPaths(
+        { kind: `declared ${spec.lookup}${how}`, valueType: spec.lookup === 'generic_type' ? 'generic-type' : 'generic-id', set, reads },
+        routes.map((route) => ({ values: (r, u) => along(route, r, u, (h) => [h?.[column(route)] ?? null]) })),
+      );
+    }
+    case 'field': {
+      // Each path's own field family reads its holders; the paths must agree on the kind of value.
+      const inners = routes.map((route) => scalarFamily(route.field, set, (h) => h[route.field.name]));
+      const bad = inners.find((x): x is string => typeof x === 'string');
+      if (bad) return bad;
+      const ok = inners as Family[];
+      if (new Set(ok.map((x) => x.kind)).size > 1) return `the paths of ${def.name} end on fields of different kinds`;
+      return alongPaths(
+        { ...ok[0]!, kind: `declared field (${ok[0]!.kind})${how}`, reads },
+        routes.map((route, i) => ({ values: (r, u) => along(route, r, u, (h) => [h ? ok[i]!.extract(h, u) : null]) })),
+      );
+    }
+  }
+  if (spec.lookup.startsWith('net_')) {
+    if (routes.length > 1 || routes[0]!.hops.length) return `${spec.lookup} on ${paths.join(', ')}: the suite generates networks for a field of the model itself`;
+    const name = routes[0]!.field.name;
+    return { kind: `declared ${spec.lookup}`, valueType: 'net', set: `net:${name}`, reads, extract: (r) => r[name] ?? null, netLookup: spec.lookup, netValue: def.kind };
+  }
+  return `no oracle for declared lookup ${spec.lookup}`;
+}
+
+/** An object and, in a tree, its ancestors. */
+function lineage(target: ResolvedModel, id: number, u: Universe): Set<number> {
+  const out = new Set<number>();
+  for (let at: number | null = id; at !== null && !out.has(at); at = idOf(u.get(target.label)!.get(at)?.parent ?? null)) {
+    out.add(at);
+    if (!target.tree) break;
   }
   return out;
 }
 
-/** The id a hop points at from a row: a foreign key's id, or a generic relation's id when its type matches. */
-function hopId(hop: Hop, row: Rep): number | null {
-  if (hop.field.kind === 'generic_fk') {
-    const g = genericNames(hop.field);
-    return hop.typeLabel && row[g.type] !== hop.typeLabel ? null : ((row[g.id] as number | null) ?? null);
+/** What a row's relation at the end of a route points at: a foreign key's target, or a generic relation's type and id. */
+function pointerOf(route: Route, holder: Rep | null): { type: string; id: number } | null {
+  if (!holder) return null;
+  const f = route.field;
+  if (f.kind === 'generic_fk') {
+    const g = genericNames(f);
+    return holder[g.type] ? { type: holder[g.type] as string, id: holder[g.id] as number } : null;
   }
-  return idOf(row[hop.field.name]);
+  const id = idOf(holder[f.name]);
+  return id === null ? null : { type: f.target!.label, id };
 }
 
-/** Follows the hops of a path but the last; null when one of them is unset. */
-function walk(hops: Hop[], row: Rep, u: Universe): Rep | null {
-  let current: Rep | null = row;
-  for (const hop of hops.slice(0, -1)) {
-    const id = hopId(hop, current!);
-    if (id === null) return null;
-    current = u.get(hop.target!.label)!.get(id) ?? null;
-    if (!current) return null;
+/**
+ * `available_on`: the rows one object of another model can use (VLANs on a device). A row is usable when
+ * one of its `match` paths points at what the object reaches along the paired paths (`self`: the
+ * object), or at an ancestor of it in a tree; or when every `unscoped` path of the row is unset.
+ */
+function classifyAvailableOn(model: ResolvedModel, def: FilterDef, spec: Filter): Family | string {
+  const of = model.modelByLabel(spec.of ?? '');
+  if (!of) return `available_on names no model (${spec.of ?? ''})`;
+  let terms: Array<{ row: Route; object?: Route }>;
+  let unscoped: Route[];
+  try {
+    terms = Object.entries(spec.match ?? {}).flatMap(([rowPath, objectPaths]) => objectPaths.map((op) => ({ row: routeOf(model, rowPath), object: op === 'self' ? undefined : routeOf(of, op) })));
+    unscoped = (spec.unscoped ?? []).map((p) => routeOf(model, p));
+  } catch (e) {
+    return (e as Error).message;
   }
-  return current;
+  const reached = (route: Route | undefined, o: Rep, u: Universe): { target: ResolvedModel; id: number } | null => {
+    if (!route) return { target: of, id: o.id as number };
+    const id = along(route, o, u, (h) => [h ? idOf(h[route.field.name]) : null])[0] as number | null;
+    return id === null || id === undefined ? null : { target: route.field.target!, id };
+  };
+  const routes = [...terms.flatMap((t) => (t.object ? [t.row, t.object] : [t.row])), ...unscoped];
+  return {
+    kind: 'declared available_on',
+    valueType: 'available-on',
+    set: `available:${def.name}`,
+    setOf: of,
+    reads: [...new Set([of.label, ...routes.flatMap(routeModels)])],
+    extract: (r) => r.id,
+    availableTo(row, id, u) {
+      const o = u.get(of.label)!.get(id);
+      if (!o) return false;
+      const scoped = terms.some((t) => {
+        const hit = reached(t.object, o, u);
+        if (!hit) return false;
+        const ids = lineage(hit.target, hit.id, u);
+        return along(t.row, row, u, (h) => [pointerOf(t.row, h)]).some((p) => {
+          const ptr = p as { type: string; id: number } | null;
+          return ptr !== null && ptr.type === hit.target.label && ids.has(ptr.id);
+        });
+      });
+      const global = unscoped.length > 0 && unscoped.every((route) => !along(route, row, u, (h) => [h !== null && isSetOn(route, h, u)]).includes(true));
+      return scoped || global;
+    },
+  };
 }
 
 /** A filter of the engine's table -> its family, or why the suite cannot test it (the test then fails). */
 export function classify(model: ResolvedModel, def: FilterDef): Family | string {
   const spec: Filter | undefined = model.def.filters?.[def.name];
-  if (spec) {
-    const path = spec.field ?? def.name;
-    const hops = pathFields(model, path);
-    const lastHop = hops[hops.length - 1]!;
-    const last = lastHop.field;
-    const read = (row: Rep, u: Universe) => {
-      const holder = walk(hops, row, u);
-      return holder ? holder[last.name] : null;
-    };
-    if (spec.lookup === 'is_set') {
-      return {
-        kind: 'declared is_set',
-        valueType: 'boolean',
-        set: `path:${path}`,
-        extract: (r, u) => {
-          const holder = walk(hops, r, u);
-          if (!holder) return false;
-          return last.kind === 'generic_fk' ? holder[genericNames(last).type] != null : last.kind === 'fk' ? idOf(holder[last.name]) !== null : holder[last.name] != null;
-        },
-      };
-    }
-    if ((spec.lookup === 'fk_id' || spec.lookup === 'fk_key') && lastHop.typeLabel) {
-      // The generic relation itself, narrowed to one type: its id when the type matches.
-      return {
-        kind: `declared ${spec.lookup} (generic, one type)`,
-        valueType: 'relation',
-        set: `path:${path}`,
-        extract: (r, u) => {
-          const holder = walk(hops, r, u);
-          return holder ? hopId(lastHop, holder) : null;
-        },
-        target: lastHop.target!,
-        descend: false,
-        byKey: spec.lookup === 'fk_key',
-      };
-    }
-    if (spec.lookup === 'fk_id' || spec.lookup === 'fk_key') {
-      return {
-        kind: `declared ${spec.lookup}${descends(last) ? ' (tree descendants)' : ''}`,
-        valueType: 'relation',
-        set: `path:${path}`,
-        extract: (r, u) => idOf(read(r, u)),
-        target: last.target!,
-        descend: descends(last),
-        byKey: spec.lookup === 'fk_key',
-      };
-    }
-    if (spec.lookup === 'field') {
-      const inner = scalarFamily(last, `path:${path}`, read);
-      return typeof inner === 'string' ? inner : { ...inner, kind: `declared field (${inner.kind})` };
-    }
-    if (spec.lookup.startsWith('net_')) {
-      return { kind: `declared ${spec.lookup}`, valueType: 'net', set: `net:${path}`, extract: read, netLookup: spec.lookup, netValue: def.kind };
-    }
-    return `no oracle for declared lookup ${spec.lookup}`;
-  }
+  if (spec?.lookup === 'available_on') return classifyAvailableOn(model, def, spec);
+  if (spec) return classifyDeclared(model, def, spec);
   if (!def.field) {
     if (def.name === 'id') return { kind: 'id', valueType: 'ordered', order: 'number', set: 'main', extract: (r) => r.id };
     if (def.name === 'created' || def.name === 'last_updated') {
@@ -379,6 +607,12 @@ export function checksFor(fam: Family, def: FilterDef, set: Rep[], u: Universe, 
       Object.assign(per, { exact: [[av], [av, bv]], n: [[av]] });
       break;
     }
+    case 'available-on': {
+      // The set holds the objects named: one reaching something along every path, one made plainly.
+      const [oa, ob] = [String(A.id), String(B.id)];
+      per.exact = [[oa], [ob], [oa, ob]];
+      break;
+    }
     case 'net': {
       const nets = set.map((r) => parseNet(s(fam.extract(r, u))));
       const lens = [...new Set(nets.map((n) => n.len))].map(String);
@@ -467,6 +701,10 @@ export function invalidChecks(fam: Family, def: FilterDef): Check[] {
     case 'net':
       add('exact', fam.netValue === 'integer' ? 'abc' : 'not-an-ip');
       break;
+    case 'available-on':
+      add('exact', 'abc');
+      add('exact', '999999999');
+      break;
   }
   return out;
 }
@@ -488,8 +726,12 @@ const EMPTY_TRUE = (x: string) => ['true', '1'].includes(x.toLowerCase());
 
 /** The oracle: whether the row belongs in the result of `lookup` with `values`, by NetBox's rules. */
 export function matches(fam: Family, lookup: string, values: string[], row: Rep, u: Universe): boolean {
-  const v = fam.extract(row, u);
-  const positive = (l: string): boolean => {
+  // The row's values: one, or (declared filters) every value along every path, any of which may match.
+  const seen = fam.paths
+    ? fam.paths.flatMap((p) => p.values(row, u).map((v) => ({ v, descend: p.descend ?? false })))
+    : [{ v: fam.extract(row, u), descend: fam.descend ?? false }];
+  const positive = (l: string): boolean => seen.some(({ v, descend }) => test(l, v, descend));
+  const test = (l: string, v: unknown, descend: boolean): boolean => {
     switch (fam.valueType) {
       case 'string':
       case 'mac': {
@@ -540,7 +782,7 @@ export function matches(fam: Family, lookup: string, values: string[], row: Rep,
         const wantsNull = values.includes('null');
         const named = values.filter((x) => x !== 'null').map((x) => (fam.byKey ? idOfKey(fam.target!, x, u) : Number(x)));
         const ids = named.filter((x): x is number => x !== undefined);
-        const set = fam.descend ? descendantsOf(fam.target!, ids, u) : new Set(ids);
+        const set = descend ? descendantsOf(fam.target!, ids, u) : new Set(ids);
         return v === null ? wantsNull : set.has(v as number);
       }
       case 'set': {
@@ -553,6 +795,9 @@ export function matches(fam: Family, lookup: string, values: string[], row: Rep,
         return v !== null && values.includes(String(v));
       case 'generic-id':
         return v !== null && values.includes(String(v));
+      case 'available-on':
+        // 'null' names no object: it matches nothing.
+        return values.some((x) => x !== 'null' && fam.availableTo!(row, Number(x), u));
       case 'net': {
         const n = netOf(v);
         if (!n) return false;
@@ -574,7 +819,7 @@ export function matches(fam: Family, lookup: string, values: string[], row: Rep,
   };
   if (fam.valueType === 'net' && fam.netLookup === 'net_mask_length' && lookup === 'n') {
     // mask_length__n: none of the lengths.
-    const n = netOf(v);
+    const n = netOf(fam.extract(row, u));
     return n !== null && values.every((x) => n.len !== Number(x));
   }
   if (lookup === 'n') return !positive(fam.valueType === 'set' ? 'any' : 'exact');

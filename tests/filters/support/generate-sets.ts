@@ -1,8 +1,9 @@
-import type { ResolvedModel } from '../../../engine/definitions/registry-types';
+import type { Filter } from '../../../engine/definitions/generated/model-definition';
+import type { ResolvedField, ResolvedModel } from '../../../engine/definitions/registry-types';
 import { quoteIdent } from '../../../engine/storage/identifiers';
 import type { TestApp } from '../../support/test-app';
-import { pathFields, type Family, type Hop } from './filter-plan';
-import { genericNames, ObjectFactory, scalarValue, writtenFields } from './object-factory';
+import { routeOf, type Family, type Hop, type Route } from './filter-plan';
+import { genericNames, ObjectFactory, scalarValue, urlOf, writtenFields, type Rep } from './object-factory';
 
 const VARIANTS = ['A', 'B', 'C'] as const;
 type V = (typeof VARIANTS)[number];
@@ -61,48 +62,187 @@ async function mainSet(f: ObjectFactory, model: ResolvedModel): Promise<number[]
   return ids;
 }
 
-/** What to write for a hop to point at `value` (an id, or null for unset): the fk, or the generic pair. */
-function pointAt(f: ObjectFactory, hop: Hop, value: unknown): Record<string, unknown> {
-  if (hop.field.kind !== 'generic_fk') return { [hop.field.name]: value };
-  const g = genericNames(hop.field);
-  const label = hop.typeLabel ?? f.genericTargets(hop.field)[0]?.label;
-  return value === null || value === undefined ? { [g.type]: null, [g.id]: null } : { [g.type]: label, [g.id]: value };
-}
-
-/** The model a hop leads to (for a generic relation without a type: its first defined type). */
-function hopTarget(f: ObjectFactory, hop: Hop): ResolvedModel | undefined {
-  return hop.target ?? (hop.field.kind === 'generic_fk' ? f.genericTargets(hop.field)[0] : undefined);
+/** What to write for a relation to point at `id` (null: unset): the fk, or the generic pair of `label`. */
+function pointAt(field: ResolvedField, id: number | null, label?: string): Record<string, unknown> {
+  if (field.kind !== 'generic_fk') return { [field.name]: id };
+  const g = genericNames(field);
+  return id === null ? { [g.type]: null, [g.id]: null } : { [g.type]: label, [g.id]: id };
 }
 
 /**
- * A set for a declared filter through a path (site.region, vlan.vid, assigned_object[dcim.interface].device):
- * A, B and C reach, at the end of the path, T1, T2 (child of T1 in a tree) and nothing (or, for a
- * scalar, three values); D, when the first hop may be unset, reaches nothing because the first hop is null.
+ * What the holder of a path's final field gets in one object of a set: values to write, and rows to
+ * create pointing at it once it exists (a reverse generic relation: a cable termination on an interface).
  */
-async function pathSet(f: ObjectFactory, model: ResolvedModel, path: string): Promise<number[]> {
-  const hops = pathFields(model, path);
-  const lastHop = hops[hops.length - 1]!;
-  const last = lastHop.field;
-  const finals: Record<V, unknown> = { A: undefined, B: undefined, C: undefined };
-  const target = hopTarget(f, lastHop);
-  if (target && (last.kind === 'fk' || last.kind === 'generic_fk')) {
-    const [t1, t2, t3] = await f.targets(target);
-    Object.assign(finals, { A: t1.id, B: t2.id, C: last.nullable ? null : t3.id });
+interface Ending {
+  values: Record<string, unknown>;
+  after?: (holder: Rep) => Promise<unknown>;
+}
+
+/**
+ * The endings of A, B and C for a route's final field: T1, T2 (a child of T1 in a tree) and unset (or
+ * T3 when required) for a relation; for a generic one objects of its first two types, for one narrowed
+ * to a type unset meaning an object of another type; [T1], [T2], [] for many-to-many links; a row pointing
+ * back at A and B for a reverse generic relation; otherwise three scalar values.
+ */
+async function endings(f: ObjectFactory, route: Route): Promise<Record<V, Ending>> {
+  const last = route.field;
+  const out = {} as Record<V, Ending>;
+  if (route.narrowed || last.kind === 'generic_fk') {
+    const types = route.narrowed ? [route.narrowed.target] : f.genericTargets(last);
+    const other = f.genericTargets(last).find((x) => x !== types[0]);
+    for (const [i, v] of VARIANTS.entries()) {
+      const type = v === 'C' ? (last.nullable ? undefined : route.narrowed ? other ?? types[0]! : types[0]!) : (types[i] ?? types[0]!);
+      out[v] = { values: type ? pointAt(last, (await f.targets(type))[i]!.id, type.label) : pointAt(last, null) };
+    }
+  } else if (last.kind === 'fk') {
+    const [t1, t2, t3] = await f.targets(last.target!);
+    Object.assign(out, { A: { values: { [last.name]: t1.id } }, B: { values: { [last.name]: t2.id } }, C: { values: { [last.name]: last.nullable ? null : t3.id } } });
+  } else if (last.kind === 'm2m') {
+    const [t1, t2] = await f.targets(last.target!);
+    Object.assign(out, { A: { values: { [last.name]: [t1.id] } }, B: { values: { [last.name]: [t2.id] } }, C: { values: { [last.name]: [] } } });
+  } else if (last.kind === 'reverse_generic') {
+    const { model: of, via } = last.reverse!;
+    const pointBack = (holder: Rep) => f.createForFilters(of, pointAt(via, holder.id as number, last.model.label));
+    Object.assign(out, { A: { values: {}, after: pointBack }, B: { values: {}, after: pointBack }, C: { values: {} } });
   } else {
     const u = f.uniq();
-    for (const v of VARIANTS) finals[v] = scalarValue(last, v, u + VARIANTS.indexOf(v));
-  }
-  const ids: number[] = [];
-  for (const v of VARIANTS) {
-    let value = finals[v];
-    for (let i = hops.length - 1; i >= 1; i--) {
-      const hop = hops[i]!;
-      value = (await f.createForFilters(hop.field.model, value === undefined ? {} : pointAt(f, hop, value))).id;
+    for (const [i, v] of VARIANTS.entries()) {
+      const value = scalarValue(last, v, u + i);
+      out[v] = { values: value === undefined ? {} : { [last.name]: value } };
     }
-    ids.push((await f.createForFilters(model, value === undefined ? {} : pointAt(f, hops[0]!, value))).id);
   }
-  if (hops.length > 1 && hops[0]!.field.nullable) ids.push((await f.createForFilters(model, pointAt(f, hops[0]!, null))).id);
+  return out;
+}
+
+/**
+ * What a child row reached through a rows hop gets: the link to its parent and the hop's where; a
+ * second child of the same parent takes B's values for its required plain fields, so a unique set
+ * (a circuit's termination side) does not refuse it.
+ */
+function childValues(f: ObjectFactory, hop: Extract<Hop, { kind: 'rows' }>, parent: number, nth: number): Record<string, unknown> {
+  const out: Record<string, unknown> = { [hop.via.name]: parent, ...hop.where };
+  if (nth === 0) return out;
+  const u = f.uniq();
+  for (const field of hop.target.fieldList) {
+    if (field.required && !(field.name in out) && field.column && field.kind !== 'fk') out[field.name] = scalarValue(field, 'B', u);
+  }
+  return out;
+}
+
+/**
+ * Creates an object of `model` whose path (`hops`) reaches holders ending as `ends` say. With no rows
+ * hop there is one holder (the first ending); at a rows hop the object gets one child row per ending,
+ * each going on to its own holder (none: an object without rows). `own` goes into the object itself.
+ */
+async function reach(f: ObjectFactory, model: ResolvedModel, hops: Hop[], ends: Ending[], own: Record<string, unknown> = {}): Promise<Rep> {
+  const [hop, ...rest] = hops;
+  if (!hop) {
+    const holder = await f.createForFilters(model, { ...own, ...ends[0]!.values });
+    await ends[0]!.after?.(holder);
+    return holder;
+  }
+  if (hop.kind === 'rows') {
+    const parent = await f.createForFilters(model, own);
+    for (const [i, end] of ends.entries()) await reach(f, hop.target, rest, [end], childValues(f, hop, parent.id as number, i));
+    return parent;
+  }
+  const next = await reach(f, hop.target, rest, ends);
+  return f.createForFilters(model, { ...own, ...pointAt(hop.field, next.id as number, hop.kind === 'generic' ? hop.typeLabel : undefined) });
+}
+
+/**
+ * A set for a declared filter through one path (site.region, assigned_object[dcim.interface].device,
+ * a_terminations.termination, terminations.site): A, B and C reach holders ending as A, B and C (see
+ * endings). D, when the first hop may be unset, reaches nothing: its relation is null, or it has no
+ * rows. E, through rows, reaches two holders, ending as A and as C, so "any holder" and "no holder"
+ * differ from "every holder".
+ */
+async function routeSet(f: ObjectFactory, model: ResolvedModel, route: Route): Promise<number[]> {
+  const ends = await endings(f, route);
+  const ids: number[] = [];
+  for (const v of VARIANTS) ids.push((await reach(f, model, route.hops, [ends[v]])).id as number);
+  const first = route.hops[0];
+  if (first?.kind === 'rows') ids.push((await reach(f, model, route.hops, [])).id as number);
+  else if (first && first.field.nullable) ids.push((await f.createForFilters(model, pointAt(first.field, null))).id as number);
+  if (route.multi) ids.push((await reach(f, model, route.hops, [ends.A, ends.C])).id as number);
   return ids;
+}
+
+/** A set for a declared filter: each of its paths' sets in turn (A and B of the first path first). */
+async function pathSet(f: ObjectFactory, model: ResolvedModel, paths: string[]): Promise<number[]> {
+  const ids: number[] = [];
+  for (const path of paths) ids.push(...(await routeSet(f, model, routeOf(model, path))));
+  return ids;
+}
+
+/**
+ * An object of `model` that reaches something along every path (fk steps: site.region, cluster.site):
+ * fresh objects all the way, a tree's under its T1 so that it has an ancestor. The links are written
+ * directly, past the checks tying them together (a device's rack on its site): only filters are tested.
+ */
+async function reachingEverything(f: ObjectFactory, model: ResolvedModel, paths: string[]): Promise<Rep> {
+  const byFirst = new Map<string, string[]>();
+  for (const p of paths) {
+    const [head, ...rest] = p.split('.');
+    byFirst.set(head!, [...(byFirst.get(head!) ?? []), ...(rest.length ? [rest.join('.')] : [])]);
+  }
+  const links: Record<string, unknown> = {};
+  for (const [name, rests] of byFirst) {
+    const field = model.fields.get(name);
+    if (field?.kind !== 'fk') throw new Error(`${model.label}.${name} is not a foreign key`);
+    links[name] = (await reachingEverything(f, field.target!, rests)).id;
+  }
+  const created = await f.createForFilters(model, model.tree ? { parent: (await f.targets(model))[0].id } : {});
+  await f.writeDirectly(model, created.id as number, links);
+  return created;
+}
+
+/** An object read through the API. */
+async function fetchRep(f: ObjectFactory, model: ResolvedModel, id: number): Promise<Rep> {
+  const res = await f.t.api.get(`${urlOf(model)}${id}/`).set(f.t.auth);
+  if (res.status !== 200) throw new Error(`reading ${model.label} ${id}: ${res.status}`);
+  return res.body as Rep;
+}
+
+/** What an object reaches along a path of foreign keys ('self': itself), read through the API; null when unset. */
+async function reachedAlong(f: ObjectFactory, model: ResolvedModel, id: number, path: string): Promise<{ target: ResolvedModel; id: number } | null> {
+  if (path === 'self') return { target: model, id };
+  let at = { target: model, id };
+  for (const name of path.split('.')) {
+    const field = at.target.fields.get(name)!;
+    const next = (await fetchRep(f, at.target, at.id))[name] as Rep | null;
+    if (!next) return null;
+    at = { target: field.target!, id: next.id as number };
+  }
+  return at;
+}
+
+/**
+ * A set for an `available_on` filter: the objects named (of its "of" model), one reaching something
+ * along every path the filter matches through, one made plainly. Rows of the list are made pointing, by
+ * each `match` path, at what the first reaches, and in a tree at its parent (an ancestor: usable) and
+ * at a new child (a descendant: not).
+ */
+async function availableSet(f: ObjectFactory, model: ResolvedModel, spec: Filter): Promise<number[]> {
+  const of = model.modelByLabel(spec.of!)!;
+  const match = Object.entries(spec.match ?? {});
+  const everywhere = await reachingEverything(f, of, [...new Set(match.flatMap(([, ops]) => ops))].filter((p) => p !== 'self'));
+  const plain = await f.createForFilters(of, {});
+  for (const [rowPath, objectPaths] of match) {
+    const route = routeOf(model, rowPath);
+    for (const op of objectPaths) {
+      const hit = await reachedAlong(f, of, everywhere.id as number, op);
+      if (!hit) continue;
+      const points = [hit.id];
+      if (hit.target.tree) {
+        const parent = (await fetchRep(f, hit.target, hit.id)).parent as Rep | null;
+        if (parent) points.push(parent.id as number);
+        points.push((await f.createTarget(hit.target, hit.id)).id as number);
+      }
+      for (const id of points) await reach(f, model, route.hops, [{ values: pointAt(route.field, id, hit.target.label) }]);
+    }
+  }
+  return [everywhere.id as number, plain.id as number];
 }
 
 /** A set for declared network filters on a field: nested IPv4 networks (or addresses) and one IPv6. */
@@ -132,7 +272,8 @@ export async function generateSets(t: TestApp, f: ObjectFactory, model: Resolved
   }
   for (const fam of families) {
     if (sets.has(fam.set)) continue;
-    if (fam.set.startsWith('path:')) sets.set(fam.set, await pathSet(f, model, fam.set.slice('path:'.length)));
+    if (fam.set.startsWith('path:')) sets.set(fam.set, await pathSet(f, model, fam.set.slice('path:'.length).split(' | ')));
+    else if (fam.set.startsWith('available:')) sets.set(fam.set, await availableSet(f, model, model.def.filters![fam.set.slice('available:'.length)]!));
     else if (fam.set.startsWith('net:')) sets.set(fam.set, await netSet(f, model, fam.set.slice('net:'.length)));
   }
   return sets;

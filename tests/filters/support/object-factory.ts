@@ -184,7 +184,26 @@ export class ObjectFactory {
       else if (field.kind === 'json') body[field.name] = field.array ? [] : {};
       else body[field.name] = scalarValue(field, 'base', u);
     }
+    await this.fillAnyOf(model, body, overrides, u);
     return { ...body, ...overrides };
+  }
+
+  /**
+   * A check wanting one of several optional fields set (a circuit termination's site or provider
+   * network): when none is, the first the overrides leave alone gets a value (a relation its T1).
+   */
+  private async fillAnyOf(model: ResolvedModel, body: Record<string, unknown>, overrides: Record<string, unknown>, u: number): Promise<void> {
+    const isSet = (name: string) => {
+      const v = name in overrides ? overrides[name] : body[name];
+      return v !== null && v !== undefined;
+    };
+    for (const check of model.def.checks ?? []) {
+      const fields = (check.any_of ?? []).map((name) => model.fields.get(name)).filter((f): f is ResolvedField => !!f && !f.readOnly);
+      if (!fields.length || fields.some((f) => isSet(f.name))) continue;
+      const free = fields.find((f) => !(f.name in overrides) && f.column);
+      if (!free) continue;
+      body[free.name] = free.kind === 'fk' ? (await this.targets(free.target!))[0].id : scalarValue(free, 'base', u);
+    }
   }
 
   async create(model: ResolvedModel, overrides: Record<string, unknown> = {}): Promise<Rep> {
@@ -199,7 +218,39 @@ export class ObjectFactory {
    * test here: the filters read columns, whatever rule put the values there.
    */
   async createForFilters(model: ResolvedModel, overrides: Record<string, unknown>): Promise<Rep> {
-    const body = await this.body(model, overrides);
+    const { body, held } = await this.holdBack(model, await this.body(model, overrides));
+    const created = await this.createRetrying(model, overrides, body);
+    await this.writeDirectly(model, created.id as number, held);
+    return created;
+  }
+
+  /**
+   * Values the definition's checks refuse, held back to be written directly after the create: at most
+   * one of a circuit termination's site and provider network (the first set stays in the create); none
+   * of them (the first gets a value the check accepts, and its null is written after).
+   */
+  private async holdBack(model: ResolvedModel, all: Record<string, unknown>): Promise<{ body: Record<string, unknown>; held: Record<string, unknown> }> {
+    const body = { ...all };
+    const held: Record<string, unknown> = {};
+    const isSet = (name: string) => body[name] !== null && body[name] !== undefined;
+    for (const check of model.def.checks ?? []) {
+      const set = (check.at_most_one ?? []).filter((name) => model.fields.get(name)?.column && isSet(name));
+      for (const name of set.slice(1)) {
+        held[name] = body[name];
+        delete body[name];
+      }
+      const anyOf = (check.any_of ?? []).map((name) => model.fields.get(name)).filter((f): f is ResolvedField => !!f?.column && !f.readOnly);
+      if (anyOf.length && !anyOf.some((f) => isSet(f.name))) {
+        const f = anyOf[0]!;
+        held[f.name] = body[f.name] ?? null;
+        body[f.name] = f.kind === 'fk' ? (await this.targets(f.target!))[0].id : scalarValue(f, 'base', this.uniq());
+      }
+    }
+    return { body, held };
+  }
+
+  /** createForFilters without its held-back values: the create, a retry with fresh targets, then without what is still refused. */
+  private async createRetrying(model: ResolvedModel, overrides: Record<string, unknown>, body: Record<string, unknown>): Promise<Rep> {
     const first = await this.t.api.post(urlOf(model)).set(this.t.auth).send(body);
     if (first.status === 201) {
       this.dirty.add(model.label);
@@ -245,7 +296,8 @@ export class ObjectFactory {
   }
 
   /** Stores written values in the row and its link tables, bypassing the API's cross-object rules. */
-  private async writeDirectly(model: ResolvedModel, id: number, values: Record<string, unknown>): Promise<void> {
+  async writeDirectly(model: ResolvedModel, id: number, values: Record<string, unknown>): Promise<void> {
+    if (Object.keys(values).length) this.dirty.add(model.label);
     for (const [key, value] of Object.entries(values)) {
       const field = model.fields.get(key);
       if (field && (field.kind === 'tags' || field.kind === 'm2m')) {
