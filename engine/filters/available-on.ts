@@ -1,7 +1,7 @@
 import type { ResolvedModel } from '../definitions/registry-types';
 import type { Filter } from '../definitions/generated/model-definition';
 import type { Condition } from '../query/conditions';
-import { quoteIdent } from '../storage/identifiers';
+import { quoteIdent, sqlLiteral } from '../storage/identifiers';
 import type { FilterDef } from './filter-table';
 import { resolvePath } from './filter-paths';
 import { resolveTargets } from './relation-filters';
@@ -52,7 +52,7 @@ export function availableOnFilter(model: ResolvedModel, name: string, spec: Filt
       if (f.kind === 'generic_fk') {
         const allowed = f.genericTargets === 'any' || f.genericTargets?.includes(r.target);
         if (!allowed) throw fail(`${rowPath} cannot point at ${r.target.label}`);
-        cond = (a) => `${a}.${quoteIdent(f.typeColumn!)} = '${r.target.label}' AND ${a}.${quoteIdent(f.idColumn!)} IN ${idsOf(r)}`;
+        cond = (a) => `${a}.${quoteIdent(f.typeColumn!)} = ${sqlLiteral(r.target.label)} AND ${a}.${quoteIdent(f.idColumn!)} IN ${idsOf(r)}`;
       } else if (f.kind === 'fk' && f.target === r.target) {
         cond = (a) => `${a}.${quoteIdent(f.column!)} IN ${idsOf(r)}`;
       } else throw fail(`${rowPath} is not a relation to ${r.target.label}`);
@@ -67,6 +67,8 @@ export function availableOnFilter(model: ResolvedModel, name: string, spec: Filt
     return `NOT COALESCE((${route.wrap((a) => `${a}.${quoteIdent(col)} IS NOT NULL`)}), FALSE)`;
   });
   if (!terms.length && !unscoped.length) throw fail('needs "match" or "unscoped"');
+  // One id's condition; each term reads the named object once (one binding each).
+  const perObject = [...terms.map((t) => `(${t.sql})`), ...(unscoped.length ? [`(${unscoped.join(' AND ')})`] : [])].join(' OR ');
   return {
     name,
     lookups: ['exact'],
@@ -74,10 +76,7 @@ export function availableOnFilter(model: ResolvedModel, name: string, spec: Filt
     async compile(_lookup, values, param, ctx) {
       const r = await resolveTargets(of, 'id', values.filter((v) => v !== 'null'), param, ctx);
       if (!r) return null;
-      const each: Condition[] = r.ids.map((id) => ({
-        sql: [...terms.map((t) => `(${t.sql})`), ...(unscoped.length ? [`(${unscoped.join(' AND ')})`] : [])].join(' OR '),
-        bindings: terms.map(() => id),
-      }));
+      const each: Condition[] = r.ids.map((id) => ({ sql: perObject, bindings: terms.map(() => id) }));
       return { sql: each.map((c) => `(${c.sql})`).join(' OR ') || 'FALSE', bindings: each.flatMap((c) => c.bindings) };
     },
   };

@@ -1,7 +1,7 @@
 import type { ResolvedModel } from '../definitions/registry-types';
 import type { Filter } from '../definitions/generated/model-definition';
 import type { Condition } from '../query/conditions';
-import { quoteIdent } from '../storage/identifiers';
+import { quoteIdent, sqlLiteral } from '../storage/identifiers';
 import type { FilterDef } from './filter-table';
 import { parseAll, type ValueKind } from './filter-values';
 import { fkFilters, genericFilters, m2mFilters, resolveTargets } from './relation-filters';
@@ -90,7 +90,7 @@ function isSet(model: ResolvedModel, name: string, route: FilterPath): FilterDef
     const r = f.reverse;
     const of = quoteIdent(r.model.table);
     return flagFilter(name, route, (a) =>
-      `EXISTS (SELECT 1 FROM ${of} AS "r" WHERE "r".${quoteIdent(r.via.typeColumn!)} = '${f.model.label}' AND "r".${quoteIdent(r.via.idColumn!)} = ${a}."id")`);
+      `EXISTS (SELECT 1 FROM ${of} AS "r" WHERE "r".${quoteIdent(r.via.typeColumn!)} = ${sqlLiteral(f.model.label)} AND "r".${quoteIdent(r.via.idColumn!)} = ${a}."id")`);
   }
   if (!f.column) throw new Error(`${model.label}: filter ${name} needs a stored field, a relation or a reverse generic relation at ${f.name}`);
   if (f.kind === 'boolean') return flagFilter(name, route, (a) => `${a}.${quoteIdent(f.column!)} IS TRUE`);

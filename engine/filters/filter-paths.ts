@@ -1,5 +1,5 @@
 import type { ResolvedField, ResolvedModel } from '../definitions/registry-types';
-import { quoteIdent } from '../storage/identifiers';
+import { quoteIdent, sqlLiteral } from '../storage/identifiers';
 
 /**
  * One step of a declared filter path, from the rows of one model to the rows of another:
@@ -35,24 +35,14 @@ export interface FilterPath {
   value(column: string): string;
 }
 
-/** A value from a definition (never from a request) written as an SQL literal. */
-function literal(v: string | number | boolean): string {
-  if (typeof v === 'boolean') return v ? 'TRUE' : 'FALSE';
-  if (typeof v === 'number') {
-    if (!Number.isFinite(v)) throw new Error(`not a finite number: ${v}`);
-    return String(v);
-  }
-  return `'${v.replace(/'/g, "''")}'`;
-}
-
 /** A narrowed generic hop's type check on its holder; labels come from the registry. */
-const typeGuard = (hop: Extract<Hop, { kind: 'generic' }>, alias: string) => `${alias}.${quoteIdent(hop.field.typeColumn!)} = ${literal(hop.typeLabel)}`;
+const typeGuard = (hop: Extract<Hop, { kind: 'generic' }>, alias: string) => `${alias}.${quoteIdent(hop.field.typeColumn!)} = ${sqlLiteral(hop.typeLabel)}`;
 
 /** `outer` row's link into `inner` rows for one hop, with the inner condition `cond`. */
 function semiJoin(hop: Hop, outer: string, inner: string, cond: string): string {
   const from = `${quoteIdent(hop.target.table)} AS ${inner}`;
   if (hop.kind === 'rows') {
-    const where = Object.entries(hop.where).map(([col, v]) => `${inner}.${quoteIdent(col)} = ${literal(v)} AND `).join('');
+    const where = Object.entries(hop.where).map(([col, v]) => `${inner}.${quoteIdent(col)} = ${sqlLiteral(v)} AND `).join('');
     return `${outer}."id" IN (SELECT ${inner}.${quoteIdent(hop.via.column!)} FROM ${from} WHERE ${where}(${cond}))`;
   }
   const col = hop.kind === 'fk' ? hop.field.column! : hop.field.idColumn!;

@@ -1,4 +1,5 @@
 import type { ResolvedField } from '../definitions/registry-types';
+import { sqlLiteral } from './identifiers';
 
 const INT32_MAX = 2147483647;
 
@@ -75,7 +76,7 @@ export function sqlDefaultOf(field: ResolvedField): string | undefined {
   }
   const v = f.default;
   if (typeof v === 'boolean' || typeof v === 'number') return String(v);
-  if (typeof v === 'string') return `'${v.replace(/'/g, "''")}'`;
+  if (typeof v === 'string') return sqlLiteral(v);
   if (Array.isArray(v) && v.length === 0) return `'{}'`;
   if (field.kind === 'json') return `'${JSON.stringify(v).replace(/'/g, "''")}'::jsonb`;
   return undefined;

@@ -12,3 +12,13 @@ export function sqlName(...parts: string[]): string {
 export function quoteIdent(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
 }
+
+/** A value from the definitions (never from a request) written as an SQL literal. */
+export function sqlLiteral(v: string | number | boolean): string {
+  if (typeof v === 'boolean') return v ? 'TRUE' : 'FALSE';
+  if (typeof v === 'number') {
+    if (!Number.isFinite(v)) throw new Error(`not a finite number: ${v}`);
+    return String(v);
+  }
+  return `'${v.replace(/'/g, "''")}'`;
+}
