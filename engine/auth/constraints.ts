@@ -89,6 +89,7 @@ function walk(model: ResolvedModel, alias: string, path: string[], lookup: strin
     };
   }
   if (rest.length || !field.column) throw new ConstraintError(`cannot constrain on ${model.label}.${head}`);
+  if (field.def.secret && lookup !== 'exact' && lookup !== 'in') throw new ConstraintError(`${model.label}.${head} is secret: exact match only`);
   return scalar(`${a}.${quoteIdent(field.column)}`, field, lookup, value);
 }
 

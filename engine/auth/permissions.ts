@@ -54,7 +54,8 @@ function exemptFromView(config: Config, model: ResolvedModel): boolean {
  * NetBox's permission model, for any model: a superuser may do everything; exempt types may be read
  * by anyone (unless LOGIN_REQUIRED and nobody is logged in); otherwise the action must be granted by
  * an enabled permission, and its constraints (OR-ed across permissions) limit which objects.
- * A model with an owner field limits non-superusers to their own objects on top of that.
+ * A model with an owner field limits non-superusers to their own objects on top of that, and
+ * grants them what its owner_may lists on those without any permission.
  */
 export async function scopeFor(
   principal: Principal | null,
@@ -74,6 +75,8 @@ export async function scopeFor(
     return { allowed: true, conditions: owner };
   }
   if (!principal) return { allowed: false };
+  // What every user may do with their own objects (NetBox's DEFAULT_PERMISSIONS: their own tokens).
+  if (model.ownerMay.has(action)) return { allowed: true, conditions: owner };
   const relevant = (await grants()).filter((g) => g.objectTypes.includes(model.label) && g.actions.includes(action));
   if (!relevant.length) return { allowed: false };
   const ors: Condition[] = [];

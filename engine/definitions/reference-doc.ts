@@ -11,7 +11,7 @@ function kindOf(f: ResolvedField): string {
     case 'tags':
       return 'tags';
     case 'generic_fk':
-      return `→ any of ${f.genericTargets === 'any' ? 'all types' : (f.genericTargets ?? []).map((m) => m.label).join(', ')} (${f.typeColumn} + ${f.idColumn})`;
+      return `→ any of ${(f.genericTargets ?? []).map((m) => m.label).join(', ')} (${f.typeColumn} + ${f.idColumn})`;
     case 'choice':
       return f.array ? `list of choice` : 'choice';
     case 'net_count':

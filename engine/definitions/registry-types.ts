@@ -29,8 +29,10 @@ export interface ResolvedField {
   choices?: ChoiceSet;
   /** fk, m2m and tags: the related model. */
   target?: ResolvedModel;
-  /** generic_fk: the allowed types (only those defined), or 'any'. Columns `<name>_type` and `<name>_id`. */
-  genericTargets?: ResolvedModel[] | 'any';
+  /** generic_fk: the types it may point at (those of its list this registry defines; never a private one). Columns `<name>_type` and `<name>_id`. */
+  genericTargets?: ResolvedModel[];
+  /** names_type: the string (or each string of the list) is the label of a type of the registry, of this sort. */
+  namesType?: { having?: FieldKind; private: boolean };
   /** generic_fk: the columns (and API fields) holding the type label and the id. */
   typeColumn?: string;
   idColumn?: string;
@@ -99,6 +101,10 @@ export interface ResolvedModel {
   modelByLabel: (label: string) => ResolvedModel | undefined;
   /** A foreign key to the user role: non-superusers see and write only their own objects. */
   ownerField?: ResolvedField;
+  /** With ownerField: what every user may do with their own objects without a grant (NetBox's DEFAULT_PERMISSIONS). */
+  ownerMay: ReadonlySet<string>;
+  /** Security state (users, tokens, sessions...): no generic relation may point at it, no type-naming field may name it unless allowed. */
+  private: boolean;
 }
 
 export interface Registry {

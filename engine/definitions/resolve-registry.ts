@@ -84,6 +84,8 @@ function emptyModel(def: ModelDefinition, label: string, modelByLabel: (label: s
     tree: def.tree === true,
     writeAliases: new Map(Object.entries(def.write_aliases ?? {})),
     exposed: def.exposed !== false,
+    private: def.private === true,
+    ownerMay: new Set(def.owner_may ?? []),
     modelByLabel,
   };
 }
@@ -140,9 +142,12 @@ function resolveFields(model: ResolvedModel, registry: Registry, file: string): 
       field.typeColumn = f.type_field ?? `${name}_type`;
       field.idColumn = f.id_field ?? `${name}_id`;
       const to = f.to;
-      if (to === '*' || (Array.isArray(to) && to.includes('*'))) field.genericTargets = 'any';
-      else if (Array.isArray(to)) field.genericTargets = to.map((l) => registry.models.get(l)).filter((m): m is ResolvedModel => !!m);
-      else throw new DefinitionError(file, `${at}/to`, 'generic_fk needs "to": a list of <app>.<model> or "*"');
+      if (!Array.isArray(to) || !to.length) throw new DefinitionError(file, `${at}/to`, 'generic_fk needs "to": the list of <app>.<model> it may point at');
+      // Types of the list this registry does not define yet are left out (a relation may name a type served later).
+      field.genericTargets = to.map((l) => registry.models.get(l)).filter((m): m is ResolvedModel => !!m);
+      to.forEach((l, i) => {
+        if (registry.models.get(l)?.private) throw new DefinitionError(file, `${at}/to/${i}`, `${l} is private: no generic relation may point at it`);
+      });
     }
     if (f.type === 'count' && f.of === '*') {
       // Filled once every model is resolved: every model's `via` links here.
@@ -162,6 +167,13 @@ function resolveFields(model: ResolvedModel, registry: Registry, file: string): 
       throw new DefinitionError(file, `${at}/default_fn`, `unknown default function "${f.default_fn}"`);
     }
     if (f.type === 'choice' && field.choices === undefined) throw new DefinitionError(file, at, 'choice needs choices');
+    if ((f.secret || f.type === 'password') && !model.private) {
+      throw new DefinitionError(file, at, `${f.secret ? 'a secret' : 'a password'} field belongs to a private model: add "private": true`);
+    }
+    if (f.names_type) {
+      if (f.type !== 'string') throw new DefinitionError(file, `${at}/names_type`, 'names_type is for string fields');
+      field.namesType = { having: f.names_type.having as FieldKind | undefined, private: f.names_type.private === true };
+    }
     model.fields.set(name, field);
     model.fieldList.push(field);
   }
@@ -233,7 +245,7 @@ function resolveModelLists(model: ResolvedModel, file: string, registry: Registr
     }
     if (field.kind === 'count' && field.countOf) {
       const via = field.countOf.model.fields.get(field.def.via ?? '');
-      const genericHere = via?.kind === 'generic_fk' && (via.genericTargets === 'any' || via.genericTargets?.includes(model));
+      const genericHere = via?.kind === 'generic_fk' && via.genericTargets?.includes(model);
       if (!via || (!genericHere && ((via.kind !== 'fk' && via.kind !== 'm2m') || via.target !== model))) {
         throw new DefinitionError(file, `/fields/${field.name}/via`, `"${field.def.via ?? ''}" is not a foreign key of ${field.countOf.model.label} to ${model.label}`);
       }
@@ -302,6 +314,7 @@ function resolveModelLists(model: ResolvedModel, file: string, registry: Registr
     }
     model.ownerField = owner;
   }
+  if (def.owner_may && !def.owner_field) throw new DefinitionError(file, '/owner_may', 'owner_may needs owner_field');
   def.brief.forEach((name, i) => {
     if (!known(name)) throw new DefinitionError(file, `/brief/${i}`, `unknown field "${name}"`);
   });
@@ -315,12 +328,15 @@ function resolveModelLists(model: ResolvedModel, file: string, registry: Registr
     if (!target || target.readOnly) throw new DefinitionError(file, `/write_aliases/${alias}`, `unknown field "${canonical}" (an alias names a writable field)`);
   }
   model.search.forEach((name, i) => {
-    if (!resolvePath(model, name)) throw new DefinitionError(file, `/search/${i}`, `"${name}" is not a stored field or a path through foreign keys to one`);
+    const route = resolvePath(model, name);
+    if (!route) throw new DefinitionError(file, `/search/${i}`, `"${name}" is not a stored field or a path through foreign keys to one`);
+    if (route.field.def.secret) throw new DefinitionError(file, `/search/${i}`, `"${name}" is secret: a secret is never searched`);
   });
   model.ordering = (def.ordering ?? []).map((term, i) => {
     const descending = term.startsWith('-');
     const field = descending ? term.slice(1) : term;
     if (!known(field)) throw new DefinitionError(file, `/ordering/${i}`, `unknown field "${field}"`);
+    if (model.fields.get(field)?.def.secret) throw new DefinitionError(file, `/ordering/${i}`, `"${field}" is secret: a secret is never ordered by`);
     return { field, descending };
   });
   for (const field of model.fieldList) {
@@ -345,6 +361,14 @@ function resolveModelLists(model: ResolvedModel, file: string, registry: Registr
     });
     model.uniques.push({ fields: spec.fields, message: spec.message, nullsDistinct: spec.nulls_distinct !== false, constraint: sqlName(model.table, ...columns, 'uniq'), whenNotNull, caseInsensitive });
   });
+}
+
+/**
+ * The model a generic relation's stored type label names, when the relation may point at it; a label
+ * outside its list (stored before the list was narrowed) names nothing, so it is never rendered.
+ */
+export function genericTarget(field: ResolvedField, label: unknown): ResolvedModel | undefined {
+  return field.genericTargets?.find((m) => m.label === label);
 }
 
 /** The columns a field is stored in: one, two for a generic relation (type and id), none for the rest. */

@@ -50,7 +50,7 @@ export function availableOnFilter(model: ResolvedModel, name: string, spec: Filt
       }
       let cond: (alias: string) => string;
       if (f.kind === 'generic_fk') {
-        const allowed = f.genericTargets === 'any' || f.genericTargets?.includes(r.target);
+        const allowed = f.genericTargets?.includes(r.target);
         if (!allowed) throw fail(`${rowPath} cannot point at ${r.target.label}`);
         cond = (a) => `${a}.${quoteIdent(f.typeColumn!)} = ${sqlLiteral(r.target.label)} AND ${a}.${quoteIdent(f.idColumn!)} IN ${idsOf(r)}`;
       } else if (f.kind === 'fk' && f.target === r.target) {

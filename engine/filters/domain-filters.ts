@@ -106,6 +106,7 @@ function onePath(model: ResolvedModel, name: string, spec: Filter, path: string)
     throw new Error(`${model.label}: filter ${name}: ${(e as Error).message}`);
   }
   const f = route.field;
+  if (f.def.secret && spec.lookup !== 'field') throw new Error(`${model.label}: filter ${name}: ${path} is secret: only its own exact-match filter may reach it`);
   const named = (def: FilterDef | undefined, why: string): FilterDef => {
     if (!def) throw new Error(`${model.label}: filter ${name}: ${why}`);
     return { ...def, name };

@@ -53,7 +53,7 @@ function semiJoin(hop: Hop, outer: string, inner: string, cond: string): string 
 /** The hop a field makes when a path goes on past it, or why it cannot. */
 function hopOf(field: ResolvedField, typeLabel: string | undefined): Hop | string {
   if (typeLabel) {
-    const target = field.kind === 'generic_fk' && field.genericTargets !== 'any' ? field.genericTargets?.find((t) => t.label === typeLabel) : undefined;
+    const target = field.kind === 'generic_fk' ? field.genericTargets?.find((t) => t.label === typeLabel) : undefined;
     return target ? { kind: 'generic', field, target, typeLabel } : `${field.name} cannot hold ${typeLabel}`;
   }
   if (field.kind === 'fk' && field.target) return { kind: 'fk', field, target: field.target };

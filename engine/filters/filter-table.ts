@@ -75,6 +75,8 @@ export function fieldFilters(model: ResolvedModel, field: ResolvedField, at?: st
   }
   if (!field.column || field.writeOnly) return [];
   const col = at ?? `"t".${quoteIdent(field.column)}`;
+  // A secret matches only as a whole: a prefix, a range or an emptiness test would let it be guessed piece by piece.
+  if (field.def.secret) return [columnFilter(field.name, col, 'string', ['exact'], '', field)];
   if (field.array) return TEXT_KINDS.has(field.kind) ? [arrayContainsFilter(field.name, col, field)] : [];
   if (field.kind === 'choice') return [choiceFilter(field.name, col, field)];
   if (TEXT_KINDS.has(field.kind)) return [columnFilter(field.name, col, 'string', STRING_LOOKUPS, '', field)];

@@ -1,10 +1,11 @@
 import type { OrderTerm, ResolvedModel } from '../definitions/registry-types';
 
 /** Whether a field can be ordered by: stored columns, foreign keys (by the related natural order), computed SQL. */
-function orderable(model: ResolvedModel, name: string): boolean {
+export function orderable(model: ResolvedModel, name: string): boolean {
   if (name === 'id' || ((name === 'created' || name === 'last_updated') && model.timestamps !== false)) return true;
   const f = model.fields.get(name);
-  if (!f || f.writeOnly || f.array) return false;
+  // A secret's order would tell its value a bit at a time.
+  if (!f || f.writeOnly || f.array || f.def.secret) return false;
   return !!f.column || (f.kind === 'computed' && !!f.def.sql);
 }
 

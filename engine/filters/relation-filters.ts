@@ -161,8 +161,9 @@ export function genericFilters(field: ResolvedField, at?: { type: string; id: st
       field,
       kind: 'content_type',
       async compile(lookup, values, param, ctx) {
+        const allowed = new Set((field.genericTargets ?? []).map((m) => m.label));
         for (const v of values) {
-          if (!ctx.registry.models.has(v)) {
+          if (!allowed.has(v)) {
             ctx.errors.add(param, `Select a valid choice. ${v} is not one of the available choices.`);
             return null;
           }

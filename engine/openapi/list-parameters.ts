@@ -1,3 +1,4 @@
+import { orderable } from '../filters/ordering-param';
 import type { Registry, ResolvedModel } from '../definitions/registry-types';
 import { filterTable, type FilterDef } from '../filters/filter-table';
 import type { JsonSchema } from '../validation/request-schema';
@@ -101,10 +102,7 @@ export function filterParameters(registry: Registry, model: ResolvedModel): Json
 function orderableFields(model: ResolvedModel): string[] {
   const out = ['id'];
   if (model.timestamps !== false) out.push('created', 'last_updated');
-  for (const f of model.fieldList) {
-    if (f.writeOnly || f.array) continue;
-    if (f.column || (f.kind === 'computed' && f.def.sql)) out.push(f.name);
-  }
+  for (const f of model.fieldList) if (orderable(model, f.name)) out.push(f.name);
   return [...new Set(out)];
 }
 

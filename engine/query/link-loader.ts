@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Registry, ResolvedField, ResolvedModel } from '../definitions/registry-types';
 import { quoteIdent } from '../storage/identifiers';
+import { genericTarget } from '../definitions/resolve-registry';
 import { rowSelectList, type Row } from './row-columns';
 import type { RelatedData } from './related-loader';
 
@@ -30,7 +31,7 @@ export async function loadChildren(db: Db, registry: Registry, data: RelatedData
   const map = new Map<number, GenericRef[]>();
   for (const r of result.rows as Array<{ parent: number; type: string; oid: number }>) {
     map.set(r.parent, [...(map.get(r.parent) ?? []), { type: r.type, id: r.oid }]);
-    const target = registry.models.get(r.type);
+    const target = genericTarget(generic, r.type);
     if (target) want(target, r.oid);
   }
   data.children.set(key(model, field), map);
@@ -81,7 +82,7 @@ export async function loadPeers(db: Db, registry: Registry, data: RelatedData, m
       const others = (byGroup.get(Number(row[group!.column!])) ?? []).filter((p) => p.s !== row[side!.column!]);
       peers.set(ownerId, others.map((p) => ({ type: p.type, id: p.oid })));
       for (const p of others) {
-        const target = registry.models.get(p.type);
+        const target = genericTarget(via, p.type);
         if (target) want(target, p.oid);
       }
     }

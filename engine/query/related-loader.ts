@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Registry, ResolvedField, ResolvedModel } from '../definitions/registry-types';
 import { quoteIdent } from '../storage/identifiers';
 import { rowSelectList, type Row } from './row-columns';
+import { genericTarget } from '../definitions/resolve-registry';
 import { renderConfigContexts } from './config-context-loader';
 import { loadChildren, loadPeers, loadReverse, type GenericRef } from './link-loader';
 
@@ -86,7 +87,7 @@ export async function loadRelated(
           for (const r of group.rows) want(field.target, r[field.column!]);
         } else if (field.kind === 'generic_fk') {
           for (const r of group.rows) {
-            const target = registry.models.get(String(r[field.typeColumn!]));
+            const target = genericTarget(field, r[field.typeColumn!]);
             if (target) want(target, r[field.idColumn!]);
           }
         } else if ((field.kind === 'tags' || field.kind === 'm2m') && field.target && field.joinTable) {

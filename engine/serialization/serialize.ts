@@ -3,6 +3,7 @@ import { computeField } from '../definitions/named-functions';
 import type { Row } from '../query/row-columns';
 import { fieldsOfForm, type Form, type RelatedData } from '../query/related-loader';
 import { displayOf } from './display';
+import { genericTarget } from '../definitions/resolve-registry';
 
 export type Representation = Record<string, unknown>;
 
@@ -25,11 +26,16 @@ export class Serializer {
     return `${this.origin}/api/${model.app}/${model.path}/${id}/`;
   }
 
-  render(model: ResolvedModel, row: Row, form: Form, data: RelatedData, omit?: ReadonlySet<string>): Representation {
+  /**
+   * An object's representation. `nested`: embedded in another object's (a foreign key, a generic
+   * relation, a list of links): secrets are never shown there, whoever asks.
+   */
+  render(model: ResolvedModel, row: Row, form: Form, data: RelatedData, omit?: ReadonlySet<string>, nested = false): Representation {
     const out: Representation = {};
     const names = form === 'brief' ? model.brief : null;
     const put = (name: string, value: () => unknown) => {
       if (omit?.has(name)) return;
+      if (model.fields.get(name)?.def.secret && (nested || !this.revealSecrets)) return;
       out[name] = value();
     };
     const fields = fieldsOfForm(model, form);
@@ -76,22 +82,23 @@ export class Serializer {
     return out;
   }
 
-  private nestedOf(label: string, id: number, data: RelatedData): Representation | null {
-    const model = this.registry.models.get(label);
+  /** An object a generic relation names, nested: only of a type the relation may point at. */
+  private nestedOf(via: ResolvedField, label: string, id: number, data: RelatedData): Representation | null {
+    const model = genericTarget(via, label);
     return model ? this.nested(model, id, data) : null;
   }
 
   private nested(model: ResolvedModel, id: unknown, data: RelatedData): Representation | null {
     if (typeof id !== 'number') return null;
     const row = data.row(model, id);
-    return row ? this.render(model, row, 'brief', data) : null;
+    return row ? this.render(model, row, 'brief', data, undefined, true) : null;
   }
 
   /** A related row as a `related` field's `shows` lists it: id, url, display, then those fields as in a brief form. */
   private shown(model: ResolvedModel, row: Row | undefined, shows: ResolvedField[], data: RelatedData): Representation | null {
     if (!row) return null;
     const out: Representation = { id: row.id, url: this.url(model, row.id), display: displayOf(model, row) };
-    for (const f of shows) out[f.name] = this.value(f, row, 'brief', data);
+    for (const f of shows) if (!f.def.secret) out[f.name] = this.value(f, row, 'brief', data);
     return out;
   }
 
@@ -105,7 +112,7 @@ export class Serializer {
         return (data.children.get(`${f.model.label}.${f.name}`)?.get(row.id) ?? []).map((ref) => ({
           object_type: ref.type,
           object_id: ref.id,
-          object: this.nestedOf(ref.type, ref.id, data),
+          object: this.nestedOf(f.children!.generic, ref.type, ref.id, data),
         }));
       case 'reverse_generic': {
         const pointing = data.reverse.get(`${f.model.label}.${f.name}`)?.get(row.id);
@@ -125,11 +132,11 @@ export class Serializer {
           case 'reachable':
             return peers.length ? true : null;
           case 'endpoints':
-            return link?.linked.has(row.id) ? peers.map((p) => this.nestedOf(p.type, p.id, data)) : null;
+            return link?.linked.has(row.id) ? peers.map((p) => this.nestedOf(f.reverse!.via, p.type, p.id, data)) : null;
           case 'status':
             return link?.linked.has(row.id) ? { value: peers.length > 0, label: peers.length ? 'Connected' : 'Not Connected' } : null;
           default:
-            return peers.map((p) => this.nestedOf(p.type, p.id, data));
+            return peers.map((p) => this.nestedOf(f.reverse!.via, p.type, p.id, data));
         }
       }
       case 'config_context':
@@ -137,7 +144,7 @@ export class Serializer {
       case 'fk':
         return this.nested(f.target!, row[f.column!], data);
       case 'generic_fk': {
-        const target = this.registry.models.get(String(row[f.typeColumn!]));
+        const target = genericTarget(f, row[f.typeColumn!]);
         return target ? this.nested(target, row[f.idColumn!], data) : null;
       }
       case 'tags':
@@ -158,9 +165,6 @@ export class Serializer {
         return data.counts.get(`${f.model.label}.${f.name}`)?.get(row.id) ?? 0;
       case 'custom_fields':
         return row[f.column!] ?? {};
-      case 'string':
-        if (f.def.secret && !this.revealSecrets) return undefined;
-        return row[f.column!] ?? null;
       case 'computed': {
         const withDisplay = f.def.fn === 'display' ? { ...row, display: displayOf(f.model, row) } : row;
         const v = computeField(f.def.fn!, withDisplay, f.def.from ?? []);

@@ -23,7 +23,7 @@ function genericDependents(registry: Registry, model: ResolvedModel): ResolvedFi
   for (const m of registry.models.values()) {
     for (const f of m.fieldList) {
       if (f.kind !== 'generic_fk') continue;
-      if (f.genericTargets === 'any' || f.genericTargets?.includes(model)) out.push(f);
+      if (f.genericTargets?.includes(model)) out.push(f);
     }
   }
   return out;

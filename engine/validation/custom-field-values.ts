@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Registry, ResolvedModel } from '../definitions/registry-types';
 import { quoteIdent } from '../storage/identifiers';
+import { linearTest } from './linear-regex';
 
 type Db = Knex | Knex.Transaction;
 
@@ -59,15 +60,8 @@ function problem(def: CustomFieldDef, v: unknown): string | null {
     case 'longtext':
     case 'url':
       if (typeof v !== 'string') return `Value must be a string.`;
-      if (def.validation_regex) {
-        let re: RegExp | null = null;
-        try {
-          re = new RegExp(def.validation_regex);
-        } catch {
-          re = null;
-        }
-        if (re && !re.test(v)) return `Value must match regex '${def.validation_regex}'`;
-      }
+      // A pattern that does not compile (stored before patterns were checked) constrains nothing.
+      if (def.validation_regex && linearTest(def.validation_regex, v) === false) return `Value must match regex '${def.validation_regex}'`;
       return null;
     case 'integer':
       return typeof v === 'number' && Number.isSafeInteger(v) ? range(v) : 'Value must be an integer.';

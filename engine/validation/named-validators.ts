@@ -27,7 +27,7 @@ const assignedToSelf: FieldValidator = async (db, registry, model, id, field, va
   const target = field.target!;
   const generic = target.fieldList.find((f) => f.kind === 'generic_fk');
   if (!generic) return null;
-  const holders = (generic.genericTargets === 'any' ? [...registry.models.values()] : generic.genericTargets ?? []).flatMap((m) =>
+  const holders = (generic.genericTargets ?? []).flatMap((m) =>
     m.fieldList.filter((f) => f.kind === 'fk' && f.target === model).map((fk) => ({ holder: m, fk })),
   );
   for (const { holder, fk } of holders) {

@@ -255,10 +255,10 @@ const DELETE_CASES: DeleteCase[] = MODELS.flatMap((m) =>
     // A target served by no endpoint (engine-internal state) cannot be deleted over the API.
     if (f.kind === 'fk') return f.target!.exposed !== false ? [deleteCase(m, f, f.target!)] : [];
     // Generic relations' on_delete is applied by the engine, not by the database: each allowed type is
-    // a case of its own, except for '*' (any type), which is represented by its first.
+    // a case of its own.
     if (f.kind !== 'generic_fk' || !f.def.on_delete) return [];
     const targets = genericTargetsIn(DEFINITIONS, f).filter((x) => x.exposed !== false);
-    return (f.genericTargets === 'any' ? targets.slice(0, 1) : targets).map((x) => deleteCase(m, f, x));
+    return targets.map((x) => deleteCase(m, f, x));
   }),
 );
 

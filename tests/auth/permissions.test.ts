@@ -476,10 +476,21 @@ describe('tokens are governed by permissions on users.token', () => {
     expect((await t.api.delete(`/api/users/tokens/${mine.body.id}/`).set(u.h)).status).toBe(204);
   });
 
-  test('without token permissions a user cannot list even their own tokens over the API', async () => {
+  test('without any permission every user views, adds, changes and deletes their own tokens (NetBox 3.7 DEFAULT_PERMISSIONS), and only theirs', async () => {
     const u = await newUser();
-    expect((await t.api.get('/api/users/tokens/').set(u.h)).status).toBe(403);
-    expect((await t.api.post('/api/users/tokens/').set(u.h).send({})).status).toBe(403);
+    const other = await newUser();
+    const otherToken = (await t.knex.raw(`SELECT "id" FROM "users_token" WHERE "key" = ?`, [other.key])).rows[0].id as number;
+    const list = await t.api.get('/api/users/tokens/').set(u.h);
+    expect([list.status, list.body.count, list.body.results[0].user.id]).toEqual([200, 1, u.id]);
+    const made = await t.api.post('/api/users/tokens/').set(u.h).send({ description: 'own' });
+    expect([made.status, made.body.user.id, made.body.key]).toEqual([201, u.id, expect.stringMatching(/^[0-9a-f]{40}$/)]);
+    expect((await t.api.post('/api/users/tokens/').set(u.h).send({ user: other.id })).status).toBe(403);
+    expect((await t.api.patch(`/api/users/tokens/${made.body.id}/`).set(u.h).send({ description: 'renamed' })).body.description).toBe('renamed');
+    expect((await t.api.patch(`/api/users/tokens/${otherToken}/`).set(u.h).send({ description: 'hijacked' })).status).toBe(404);
+    expect((await t.api.delete(`/api/users/tokens/${otherToken}/`).set(u.h)).status).toBe(404);
+    expect((await t.api.delete(`/api/users/tokens/${made.body.id}/`).set(u.h)).status).toBe(204);
+    // Owning tokens grants nothing else: other users' objects stay out of reach.
+    expect((await t.api.get('/api/users/users/').set(u.h)).status).toBe(403);
   });
 });
 

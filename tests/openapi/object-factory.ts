@@ -149,7 +149,7 @@ export class ObjectFactory {
   /** An object for a generic relation: of the first allowed type that can be made. */
   private async genericTarget(field: ResolvedField): Promise<{ model: ResolvedModel; id: number } | null> {
     const exposed = (m: ResolvedModel) => this.t.registry.byPath.has(`${m.app}/${m.path}`) && !this.making.has(m.label);
-    const allowed = field.genericTargets === 'any' || !field.genericTargets ? [...this.t.registry.byPath.values()] : field.genericTargets;
+    const allowed = field.genericTargets ?? [];
     for (const m of allowed.filter(exposed)) {
       const id = await this.make(m);
       if (id !== null) return { model: m, id };

@@ -38,11 +38,19 @@ export function genericKeys(f: ResolvedField): { typeKey: string; idKey: string 
   return { typeKey: f.typeColumn ?? `${f.name}_type`, idKey: f.idColumn ?? `${f.name}_id` };
 }
 
-/** The types a generic relation may point at, the simplest first ('*': any served model, sites first). */
+/** The types a generic relation may point at, as its definition lists them. */
 export function genericTargetsIn(registry: Registry, f: ResolvedField): ResolvedModel[] {
-  if (f.genericTargets !== 'any') return f.genericTargets ?? [];
-  const all = servedModels(registry);
-  return [...all.filter((m) => m.label === 'dcim.site'), ...all.filter((m) => m.label !== 'dcim.site')];
+  void registry;
+  return f.genericTargets ?? [];
+}
+
+/** The type labels a names_type field may hold, as its definition words them (private types only when allowed). */
+export function typeLabelsFor(registry: Registry, f: ResolvedField): string[] {
+  const want = f.def.names_type ?? {};
+  return [...registry.models.values()]
+    .filter((m) => (want.private || !m.def.private) && (!want.having || m.fieldList.some((x) => x.kind === want.having)))
+    .map((m) => m.label)
+    .sort();
 }
 
 /** Relation kinds: their values are other objects, made through the API rather than written as literals. */
@@ -88,6 +96,10 @@ export function validObjects(app: () => TestApp): ValidObjects {
   let serial = 0;
 
   async function validScalar(f: ResolvedField, n: number): Promise<unknown> {
+    if (f.namesType) {
+      const labels = typeLabelsFor(app().registry, f);
+      return labels[n % labels.length];
+    }
     switch (f.kind) {
       case 'string':
       case 'text':

@@ -173,6 +173,14 @@ export interface ModelDefinition {
    * A foreign key to the user role: a user who is not a superuser sees and writes only their own objects, and creates them for themselves.
    */
   owner_field?: string;
+  /**
+   * With owner_field: what every user may do with their own objects without a permission granting it (NetBox's DEFAULT_PERMISSIONS: each user manages their own tokens).
+   */
+  owner_may?: ('view' | 'add' | 'change' | 'delete')[];
+  /**
+   * Security state (users, groups, permissions, tokens, sessions): never the target of a generic relation, nor named by a field with names_type unless it allows private types. A model with a secret or password field must be private.
+   */
+  private?: boolean;
 }
 export interface Field {
   type:
@@ -250,7 +258,7 @@ export interface Field {
    */
   choices?: string;
   /**
-   * Target model as app.model (fk, m2m) or the list of allowed types (generic_fk, '*' for any).
+   * Target model as app.model (fk, m2m), or the list of types a generic_fk may point at (each app.model, none of them private; there is no wildcard).
    */
   to?: string | string[];
   on_delete?: 'protect' | 'cascade' | 'set_null';
@@ -283,7 +291,24 @@ export interface Field {
    */
   via?: string;
   /**
-   * Shown in the response that creates the object; afterwards only while ALLOW_TOKEN_RETRIEVAL is true (a token's key).
+   * string fields: the value is a regular expression in RE2 syntax (matched in linear time, so no pattern can stall the server); one that does not compile is refused.
+   */
+  regex?: boolean;
+  /**
+   * string fields (single or array): each value is the <app>.<model> label of a type of this registry; a value naming anything else is a 400. Private types are refused unless allowed.
+   */
+  names_type?: {
+    /**
+     * The named type must have a field of this kind (e.g. custom_fields).
+     */
+    having?: string;
+    /**
+     * Private types may be named too (a permission's object types).
+     */
+    private?: boolean;
+  };
+  /**
+   * Shown only in its own model's representation (never nested in another object's), in the response that creates the object and afterwards only while ALLOW_TOKEN_RETRIEVAL is true (a token's key). Filtered by exact match of the whole value only; never ordered or searched. The model must be private.
    */
   secret?: boolean;
   /**

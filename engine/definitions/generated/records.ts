@@ -1940,6 +1940,7 @@ export interface UsersSession {
   key: string;
   user: UsersUserBrief | null;
   csrf_token: string;
+  auth_hash: string;
   expires: string;
   created: string;
   last_updated: string;

@@ -133,7 +133,7 @@ const STEP = /^([a-z_][a-z0-9_]*)(?:\[([a-z0-9_]+\.[a-z0-9_]+)\])?$/;
 
 /** A generic relation narrowed to a type it may hold. */
 function narrowedHop(field: ResolvedField, typeLabel: string, path: string): Extract<Hop, { kind: 'generic' }> {
-  const target = field.kind === 'generic_fk' && field.genericTargets !== 'any' ? field.genericTargets?.find((x) => x.label === typeLabel) : undefined;
+  const target = field.kind === 'generic_fk' ? field.genericTargets?.find((x) => x.label === typeLabel) : undefined;
   if (!target) throw new Error(`${field.model.label}.${field.name} cannot hold ${typeLabel} (path ${path})`);
   return { kind: 'generic', field, target, typeLabel };
 }

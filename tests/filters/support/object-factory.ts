@@ -159,9 +159,7 @@ export class ObjectFactory {
 
   /** The models a generic relation may point at that exist, in definition order. */
   genericTargets(field: ResolvedField): ResolvedModel[] {
-    const g = field.genericTargets;
-    if (g === 'any') return [...this.t.registry.models.values()].filter((m) => m.def.role === undefined).slice(0, 2);
-    return g ?? [];
+    return field.genericTargets ?? [];
   }
 
   /** A create body: valid values for what a create needs, then the overrides. */
