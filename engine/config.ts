@@ -18,6 +18,14 @@ export interface Config {
   trustedProxies: string[];
   /** Server processes on a PostgreSQL server (0: one per CPU); the embedded database always uses one. */
   workers: number;
+  /** Largest request body in bytes (Django's DATA_UPLOAD_MAX_MEMORY_SIZE); anonymous forms take far less. */
+  dataUploadMaxMemorySize: number;
+  /** Host names the server answers for (Django's ALLOWED_HOSTS): '*' for any, '.example.com' for a domain and its subdomains. */
+  allowedHosts: string[];
+  /** Most objects one bulk request may name (0: no limit). */
+  bulkMaxObjects: number;
+  /** Refuse unknown names in write bodies (400) instead of ignoring them as NetBox does. */
+  rejectUnknownFields: boolean;
   /** Where definitions and migrations are read from. */
   schemaDir: string;
   migrationsDir: string;
@@ -59,6 +67,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowTokenRetrieval: bool(env, 'ALLOW_TOKEN_RETRIEVAL', true),
     trustedProxies: list(env.TRUSTED_PROXIES),
     workers: int(env, 'PATCHBAY_WORKERS', 0),
+    rejectUnknownFields: bool(env, 'PATCHBAY_REJECT_UNKNOWN_FIELDS', false),
+    bulkMaxObjects: int(env, 'PATCHBAY_BULK_MAX_OBJECTS', 10_000),
+    dataUploadMaxMemorySize: Math.max(1024, int(env, 'DATA_UPLOAD_MAX_MEMORY_SIZE', 2_621_440)),
+    allowedHosts: env.ALLOWED_HOSTS === undefined || env.ALLOWED_HOSTS === '' ? ['*'] : list(env.ALLOWED_HOSTS),
     schemaDir: path.resolve(env.PATCHBAY_SCHEMA_DIR || path.join(ROOT, 'schema')),
     migrationsDir: path.resolve(env.PATCHBAY_MIGRATIONS_DIR || path.join(ROOT, 'migrations')),
   };

@@ -1,5 +1,4 @@
 import type { Config } from '../config';
-import { HttpError } from './http-error';
 
 export interface Page {
   /** null: every matching row */
@@ -7,11 +6,15 @@ export interface Page {
   offset: number;
 }
 
+/**
+ * A paging parameter as NetBox reads it: a non-negative integer (Python's int(): surrounding spaces and a
+ * sign allowed), or undefined when absent or unreadable — NetBox then falls back to its default.
+ */
 function nonNegativeInt(query: URLSearchParams, name: string): number | undefined {
   const raw = query.get(name);
-  if (raw === null || raw === '') return undefined;
-  if (!/^\d{1,15}$/.test(raw)) throw new HttpError(400, { [name]: ['A valid integer is required.'] });
-  return Number(raw);
+  const m = raw === null ? null : /^\s*\+?(\d+)\s*$/.exec(raw);
+  if (!m) return undefined;
+  return Math.min(Number(m[1]), Number.MAX_SAFE_INTEGER);
 }
 
 /**

@@ -3,7 +3,8 @@ import type { ResolvedModel } from '../definitions/registry-types';
 import { prepareWrite, type WriteMode } from '../validation/prepare-write';
 import { ValidationError, type FieldErrors } from '../validation/field-errors';
 import { insertRow, setLinks, updateRow, existingIds, setChildren, childConstraintErrors } from '../storage/write-rows';
-import { deleteObjects, GenericProtectedError, protectedMessage, protectingObjects } from '../storage/delete-objects';
+import { deleteObjects, GenericProtectedError, protectingObjects } from '../storage/delete-objects';
+import { refusedDelete } from './refused-delete';
 import { asPgError, constraintErrors, FK_VIOLATION, RESTRICT_VIOLATION } from '../storage/db-errors';
 import { readByIds } from '../query/read-objects';
 import { checkTreeParent } from '../storage/tree-parent';
@@ -25,7 +26,7 @@ async function writeOne(ctx: CallContext, trx: Trx, model: ResolvedModel, body: 
   const savepoint = async (sql: string) => {
     if (many) await trx.raw(sql);
   };
-  const prepared = await prepareWrite(trx, ctx.registry, model, body, mode);
+  const prepared = await prepareWrite(trx, ctx.registry, model, body, mode, { strictFields: ctx.config.rejectUnknownFields, id });
   if (!prepared.ok) return prepared.errors;
   const { columns, links, children, mergeColumns } = prepared.write;
   if (id !== undefined && model.tree && 'parent_id' in columns) {
@@ -112,6 +113,7 @@ export async function createObjects(ctx: CallContext, model: ResolvedModel, body
   const many = Array.isArray(body);
   const items = many ? (body as unknown[]) : [body];
   if (many && !items.length) throw new HttpError(400, { non_field_errors: ['Expected a list of items but got an empty list.'] });
+  checkBulkSize(ctx, items.length);
   return inTransaction(ctx, async (trx) => {
     const results = await writeAll(ctx, trx, model, items.map((item) => ({ item: withOwner(ctx, model, item), mode: 'create' as const })), many);
     await requireWithin(trx, model, results, addScope);
@@ -122,12 +124,22 @@ export async function createObjects(ctx: CallContext, model: ResolvedModel, body
   });
 }
 
+/** A bulk request names at most PATCHBAY_BULK_MAX_OBJECTS objects: one request cannot hold a transaction open indefinitely. */
+function checkBulkSize(ctx: CallContext, n: number): void {
+  const max = ctx.config.bulkMaxObjects;
+  if (max && n > max) throw new HttpError(400, { non_field_errors: [`A bulk request may name at most ${max} objects; this one names ${n}.`] });
+}
+
+/** Elements written between two turns of the event loop, so that a large bulk request does not hold up every other. */
+const YIELD_EVERY = 200;
+
 /** Writes every element, collecting errors; all-or-none. */
 async function writeAll(ctx: CallContext, trx: Trx, model: ResolvedModel, work: Array<{ item: unknown; mode: WriteMode; id?: number }>, many: boolean): Promise<number[]> {
   const ids: number[] = [];
   const errors: FieldErrors[] = [];
   let failed = false;
-  for (const w of work) {
+  for (const [i, w] of work.entries()) {
+    if (i && i % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
     const r = await writeOne(ctx, trx, model, w.item, w.mode, w.id, many);
     if (isErrors(r)) {
       failed = true;
@@ -177,6 +189,7 @@ function bulkIds(body: unknown): { ids: number[]; items: Array<Record<string, un
 
 /** PUT or PATCH on a list endpoint: an array of {id, ...changes}; all-or-none. */
 export async function bulkUpdate(ctx: CallContext, model: ResolvedModel, body: unknown, mode: WriteMode, scopes: WriteScopes): Promise<unknown> {
+  if (Array.isArray(body)) checkBulkSize(ctx, body.length);
   const { ids, items } = bulkIds(body);
   if (!ids.length) return [];
   return inTransaction(ctx, async (trx) => {
@@ -209,20 +222,18 @@ export async function deleteByIds(ctx: CallContext, model: ResolvedModel, ids: n
       }
     });
   } catch (e) {
-    if (e instanceof GenericProtectedError) {
-      const rows = await readByIds(ctx.knex, ctx.registry, ctx.serializer, e.model, e.ids.slice(0, 100), 'brief');
-      const names = rows.map((r) => `${String(r.display ?? r.id)} (${String(r.id)})`);
-      throw new HttpError(409, { detail: `Unable to delete object. ${e.ids.length} dependent objects were found: ${names.join(', ')}` });
-    }
+    if (e instanceof GenericProtectedError) throw await refusedDelete(ctx, ctx.knex, e.ids.map((id) => ({ model: e.model, id })));
     const pg = asPgError(e);
     if (pg && (pg.code === RESTRICT_VIOLATION || pg.code === FK_VIOLATION)) {
       const found = await protectingObjects(ctx.knex, model, ids);
-      throw new HttpError(409, { detail: found.length ? protectedMessage(found) : 'Unable to delete object: dependent objects exist.' });
+      if (!found.length) throw new HttpError(409, { detail: 'Unable to delete object: dependent objects exist.' });
+      throw await refusedDelete(ctx, ctx.knex, found.map((f) => ({ model: f.model, id: f.row.id })));
     }
     throw e;
   }
 }
 
-export function bulkDeleteIds(body: unknown): number[] {
+export function bulkDeleteIds(ctx: CallContext, body: unknown): number[] {
+  if (Array.isArray(body)) checkBulkSize(ctx, body.length);
   return bulkIds(body).ids;
 }

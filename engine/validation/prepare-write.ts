@@ -8,6 +8,9 @@ import { missingIds, resolveRelated } from './resolve-related';
 import { findBadString } from './string-hygiene';
 import { hashPassword } from '../auth/passwords';
 import { prepareCustomFields } from './custom-field-values';
+import { coerceBody } from './coerce-values';
+import { linearRegex } from './linear-regex';
+import { quoteIdent } from '../storage/identifiers';
 
 export type WriteMode = 'create' | 'put' | 'patch';
 
@@ -22,6 +25,13 @@ export interface PreparedWrite {
 }
 
 export type Prepared = { ok: true; write: PreparedWrite } | { ok: false; errors: FieldErrors };
+
+export interface WriteOptions {
+  /** Refuse names the model does not have (400 "Unknown field."), rather than ignore them as NetBox does. */
+  strictFields?: boolean;
+  /** The object an update writes to: a partial update of half a generic relation keeps its stored other half. */
+  id?: number;
+}
 
 /** Names a representation shows but a write ignores (so a GET body can be PUT back). */
 function readOnlyNames(model: ResolvedModel): Set<string> {
@@ -53,6 +63,7 @@ export async function prepareWrite(
   model: ResolvedModel,
   input: unknown,
   mode: WriteMode,
+  opts: WriteOptions = {},
 ): Promise<Prepared> {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
     return { ok: false, errors: { non_field_errors: [`Invalid data. Expected a dictionary, but got ${Array.isArray(input) ? 'list' : input === null ? 'null' : typeof input === 'string' ? 'str' : typeof input}.`] } };
@@ -73,10 +84,12 @@ export async function prepareWrite(
   const ignored = readOnlyNames(model);
   for (const key of Object.keys(body)) {
     if (writable.has(key)) continue;
-    if (ignored.has(key)) delete body[key];
-    else addError(errors, key, 'Unknown field.');
+    // NetBox's serializers ignore what they do not know; a strict deployment may refuse it instead.
+    if (opts.strictFields && !ignored.has(key)) addError(errors, key, 'Unknown field.');
+    else delete body[key];
   }
   if (hasErrors(errors)) return { ok: false, errors };
+  coerceBody(model, body);
 
   const schemaErrors = validateBody(model, body, mode === 'patch' ? 'partial' : 'create');
   if (hasErrors(schemaErrors)) return { ok: false, errors: schemaErrors };
@@ -88,7 +101,7 @@ export async function prepareWrite(
   for (const field of model.fieldList) {
     if (field.readOnly) continue;
     if (field.kind === 'generic_fk') {
-      await prepareGeneric(db, registry, field, body, mode, columns, errors);
+      await prepareGeneric(db, registry, model, field, body, mode, columns, errors, opts.id);
       continue;
     }
     if (field.kind === 'custom_fields') {
@@ -147,7 +160,11 @@ export async function prepareWrite(
     }
     const converted = convertScalar(field, value);
     if (converted instanceof BadValue) addError(errors, field.name, converted.message);
-    else columns[field.column!] = converted;
+    else {
+      const wrong = field.namesType ? unnamedType(registry, field, converted) : field.def.regex ? uncompiledRegex(converted) : null;
+      if (wrong) addError(errors, field.name, wrong);
+      else columns[field.column!] = converted;
+    }
   }
   if (hasErrors(errors)) return { ok: false, errors };
   return { ok: true, write: { columns, links, children, mergeColumns } };
@@ -173,6 +190,25 @@ function applyDefault(field: ResolvedField, columns: Record<string, unknown>, mo
   else if (['string', 'text', 'slug'].includes(field.kind)) v = '';
   else return;
   columns[field.column!] = field.kind === 'json' || field.kind === 'custom_fields' ? JSON.stringify(v) : v;
+}
+
+/** A names_type field's value (or list of values) that names no type it may name, told as NetBox tells an unknown content type. */
+function unnamedType(registry: Registry, field: ResolvedField, value: unknown): string | null {
+  const want = field.namesType!;
+  for (const label of Array.isArray(value) ? value : [value]) {
+    if (label === null || label === '') continue;
+    const m = registry.models.get(String(label));
+    const fits = m && (want.private || !m.private) && (!want.having || m.fieldList.some((f) => f.kind === want.having));
+    if (!fits) return `Invalid content type: ${String(label)}`;
+  }
+  return null;
+}
+
+/** Why a regex field's pattern cannot be used, or null. */
+function uncompiledRegex(value: unknown): string | null {
+  if (typeof value !== 'string' || value === '') return null;
+  const re = linearRegex(value);
+  return typeof re === 'string' ? `Invalid regular expression: ${re}` : null;
 }
 
 /** A written value that cannot be stored, with the reason. */
@@ -233,11 +269,13 @@ function convertScalar(field: ResolvedField, value: unknown): unknown {
 async function prepareGeneric(
   db: Knex | Knex.Transaction,
   registry: Registry,
+  model: ResolvedModel,
   field: ResolvedField,
   body: Record<string, unknown>,
   mode: WriteMode,
   columns: Record<string, unknown>,
   errors: FieldErrors,
+  objectId: number | undefined,
 ): Promise<void> {
   const typeKey = field.typeColumn!;
   const idKey = field.idColumn!;
@@ -250,8 +288,14 @@ async function prepareGeneric(
     }
     return;
   }
-  const type = body[typeKey];
-  const id = body[idKey];
+  let type = body[typeKey];
+  let id = body[idKey];
+  if (mode === 'patch' && (!hasType || !hasId) && objectId !== undefined) {
+    // Half a relation in a partial update: the other half is the stored one, as NetBox merges a partial update with the instance.
+    const stored = await storedGeneric(db, model, field, objectId);
+    if (!hasType) type = stored.type;
+    if (!hasId) id = stored.id;
+  }
   if (type === null || type === undefined || id === null || id === undefined) {
     if ((type === null || type === undefined) && (id === null || id === undefined)) {
       columns[typeKey] = null;
@@ -262,7 +306,7 @@ async function prepareGeneric(
     return;
   }
   const target = registry.models.get(String(type));
-  const allowed = field.genericTargets === 'any' || (target !== undefined && field.genericTargets?.includes(target));
+  const allowed = target !== undefined && field.genericTargets?.includes(target);
   if (!target || !allowed) {
     addError(errors, typeKey, `Invalid content type: ${String(type)}`);
     return;
@@ -274,6 +318,12 @@ async function prepareGeneric(
   }
   columns[typeKey] = target.label;
   columns[idKey] = Number(id);
+}
+
+async function storedGeneric(db: Knex | Knex.Transaction, model: ResolvedModel, field: ResolvedField, id: number): Promise<{ type: unknown; id: unknown }> {
+  const r = await db.raw(`SELECT ${quoteIdent(field.typeColumn!)} AS "type", ${quoteIdent(field.idColumn!)} AS "id" FROM ${quoteIdent(model.table)} WHERE "id" = ?`, [id]);
+  const row = (r.rows as Array<{ type: unknown; id: unknown }>)[0];
+  return row ?? { type: null, id: null };
 }
 
 /** A children field's objects: each of a type the child's generic relation allows, and existing. */
@@ -289,7 +339,7 @@ async function prepareChildren(
   const byType = new Map<ResolvedModel, number[]>();
   for (const item of items) {
     const target = registry.models.get(item.object_type);
-    const allowed = target && (generic.genericTargets === 'any' || generic.genericTargets?.includes(target));
+    const allowed = target && generic.genericTargets?.includes(target);
     if (!target || !allowed) {
       addError(errors, field.name, `Invalid object type: ${item.object_type}`);
       return null;

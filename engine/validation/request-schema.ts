@@ -4,7 +4,7 @@ export type JsonSchema = Record<string, unknown>;
 
 export const SLUG_PATTERN = '^[-a-zA-Z0-9_]+$';
 const INT32 = { minimum: -2147483648, maximum: 2147483647 };
-const ID_SCHEMA: JsonSchema = { type: 'integer', minimum: 1 };
+const ID_SCHEMA: JsonSchema = { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER };
 const PK_STRING: JsonSchema = { type: 'string', pattern: '^[0-9]+$' };
 
 /** A related object is written as its id, or as an object of attributes identifying exactly one. */

@@ -4,6 +4,7 @@
  * by attributes, protected / set-null / cascading deletes, tree cycles, tags, generic relations.
  */
 import { startTestApp, type TestApp } from '../support/test-app';
+import { apiWith } from '../support/listen';
 
 type Json = Record<string, unknown>;
 
@@ -140,10 +141,17 @@ describe('GET, PUT, PATCH, DELETE on a detail URL', () => {
     expect((await get(pathOf(site.url))).body.description).toBe('patched');
   });
 
-  test('PATCH of an unknown field: 400 naming it', async () => {
-    const res = await t.api.patch(pathOf(site.url)).set(t.auth).send({ colour: 'blue' });
-    expect(res.status).toBe(400);
-    expect(Object.keys(res.body as object)).toEqual(['colour']);
+  test('PATCH of an unknown field is ignored, as NetBox ignores it; PATCHBAY_REJECT_UNKNOWN_FIELDS makes it a 400 naming it', async () => {
+    const before = (await get(pathOf(site.url))).body;
+    const res = await t.api.patch(pathOf(site.url)).set(t.auth).send({ colour: 'blue', description: 'known' });
+    expect(res.status).toBe(200);
+    expect(res.body).not.toHaveProperty('colour');
+    expect(res.body.description).toBe('known');
+    const strict = await apiWith(t, { PATCHBAY_REJECT_UNKNOWN_FIELDS: 'true' }).patch(pathOf(site.url)).set(t.auth).send({ colour: 'blue', description: 'strict' });
+    expect(strict.status).toBe(400);
+    expect(strict.body).toEqual({ colour: ['Unknown field.'] });
+    expect((await get(pathOf(site.url))).body.description).toBe('known');
+    await t.api.patch(pathOf(site.url)).set(t.auth).send({ description: before.description });
   });
 
   test('DELETE: 204 with an empty body, then 404', async () => {
