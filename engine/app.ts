@@ -14,11 +14,14 @@ import { ValidationError } from './validation/field-errors';
 import { badStringMessage } from './validation/string-hygiene';
 import { apiDocs } from './openapi/docs-routes';
 import { browsableApi } from './browsable/browsable-api';
+import { allowedHosts } from './routes/allowed-hosts';
+import { closeUnreadBodies } from './routes/request-body';
+import { knownPrincipal, loginRequired } from './auth/login-required';
+import { overHttps } from './auth/sessions';
 
-const BODY_LIMIT = '20mb';
-
-function originOf(req: Request): string {
-  return `${req.protocol}://${req.get('host') ?? 'localhost'}`;
+/** Scheme and host of the URLs in answers: HTTPS when the connection is, or when a trusted proxy says so. */
+function originOf(ctx: ApiContext, req: Request): string {
+  return `${overHttps(req, ctx.config.trustedProxies) ? 'https' : 'http'}://${req.get('host') ?? 'localhost'}`;
 }
 
 /** The HTTP application: every route derived from the registry; no route written for a particular model. */
@@ -35,10 +38,13 @@ export function createApp(ctx: ApiContext): express.Express {
     res.setHeader('X-Request-ID', id);
     next();
   });
-  app.use(express.raw({ type: () => true, limit: BODY_LIMIT }));
+  app.use(allowedHosts(ctx.config));
+  // Bodies are read by the handlers that need them, once the caller is known and allowed (request-body.ts).
+  app.use(closeUnreadBodies);
 
-  app.use('/api', apiDocs(ctx));
   app.use('/api', browsableApi(ctx));
+  app.use('/api', loginRequired(ctx));
+  app.use('/api', apiDocs(ctx));
   app.use(accountPages(ctx));
   app.use('/api', (req, res, next) => {
     handleApi(ctx, req, res).catch(next);
@@ -52,7 +58,7 @@ export function createApp(ctx: ApiContext): express.Express {
 }
 
 async function handleApi(ctx: ApiContext, req: Request, res: Response): Promise<void> {
-  const origin = originOf(req);
+  const origin = originOf(ctx, req);
   const path = req.path;
   const parts = path.split('/').filter(Boolean);
   const query = new URL(req.originalUrl, 'http://x').searchParams;
@@ -79,7 +85,8 @@ async function handleApi(ctx: ApiContext, req: Request, res: Response): Promise<
   const model = ctx.registry.byPath.get(`${parts[0]}/${parts[1]}`);
   if (!model || parts.length > 3) throw notFound();
 
-  const principal = await authenticate(ctx, req);
+  const known = knownPrincipal(res);
+  const principal = known === undefined ? await authenticate(ctx, req) : known;
   const call = callContext(ctx, principal, origin, query, String(res.locals.requestId));
   if (parts.length === 2) return handleList(call, req, res, model, fullUrl);
   const idText = parts[2]!;
@@ -123,7 +130,6 @@ function handleError(err: unknown, req: Request, res: Response): void {
   }
   if (err instanceof ValidationError) return sendJson(req, res, 400, err.errors);
   const e = err as { type?: string; status?: number; statusCode?: number; message?: string };
-  if (e && e.type === 'entity.too.large') return sendJson(req, res, 413, { detail: `Request body larger than ${BODY_LIMIT}.` });
   if (e && typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
     return sendJson(req, res, e.status, { detail: e.message ?? 'Bad request.' });
   }

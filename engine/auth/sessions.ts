@@ -10,6 +10,8 @@ export const CSRF_HEADER = 'x-csrftoken';
 /** Django's cookie holding the CSRF token for scripts to echo in X-CSRFToken (readable, unlike the session's). */
 export const CSRF_COOKIE = 'csrftoken';
 const SESSION_DAYS = 14;
+/** Session keys and CSRF tokens: 32 random bytes in hex. */
+const TOKEN_FORMAT = /^[0-9a-f]{64}$/;
 
 /** Sessions are kept by the hash of their key, so a leaked table does not hand out logins. */
 function keyHash(key: string): string {
@@ -22,28 +24,73 @@ function sessionTable(deps: Pick<AuthDeps, 'registry'>): string {
   return quoteIdent(m.table);
 }
 
+/** A cookie's value; a value that does not decode (a stray %) counts as absent, as a browser's garbage should. */
 export function readCookie(req: Request, name: string): string | undefined {
   const header = req.headers.cookie;
   if (!header) return undefined;
   for (const part of header.split(';')) {
     const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
+    if (eq > 0 && part.slice(0, eq).trim() === name) {
+      try {
+        return decodeURIComponent(part.slice(eq + 1).trim());
+      } catch {
+        return undefined;
+      }
+    }
   }
   return undefined;
+}
+
+/**
+ * The CSRF token of the login form: the csrftoken cookie's when it holds one, else a new one set now
+ * (Django sets it with the login page), so only a page served here can submit a login.
+ */
+export function loginCsrf(deps: Pick<AuthDeps, 'config'>, req: Request, res: Response): string {
+  const current = readCookie(req, CSRF_COOKIE);
+  if (current && TOKEN_FORMAT.test(current)) return current;
+  const token = crypto.randomBytes(32).toString('hex');
+  res.cookie(CSRF_COOKIE, token, { sameSite: 'lax', secure: overHttps(req, deps.config.trustedProxies), path: '/' });
+  return token;
+}
+
+/**
+ * Whether a login form comes from this site, as Django's CSRF middleware tells: an Origin header (every
+ * browser sends one on a cross-site POST) must be this server's own; without one, a Referer must be.
+ */
+export function loginCsrfMatches(deps: Pick<AuthDeps, 'config'>, req: Request): boolean {
+  const own = `${overHttps(req, deps.config.trustedProxies) ? 'https' : 'http'}://${req.headers.host ?? ''}`.toLowerCase();
+  const origin = req.headers.origin;
+  if (origin !== undefined) return origin.toLowerCase() === own;
+  const referer = req.headers.referer;
+  if (referer === undefined) return true;
+  try {
+    return new URL(referer).origin.toLowerCase() === own;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * What a session remembers of the user's password: a digest of its hash. A session is valid only while
+ * it matches, so a password change (by any path: the API, the command line) ends every session of
+ * that user, as Django's session auth hash does.
+ */
+function authHash(passwordHash: string): string {
+  return crypto.createHash('sha256').update(`patchbay-session:${passwordHash}`).digest('hex');
 }
 
 /** The user of a valid session cookie, or null. */
 export async function sessionPrincipal(deps: AuthDeps, req: Request): Promise<Principal | null> {
   const key = readCookie(req, SESSION_COOKIE);
-  if (!key || !/^[0-9a-f]{64}$/.test(key)) return null;
+  if (!key || !TOKEN_FORMAT.test(key)) return null;
   const users = quoteIdent(deps.registry.roles.get('user')!.table);
   const result = await deps.knex.raw(
-    `SELECT s."csrf_token", u."id", u."username", u."is_superuser" FROM ${sessionTable(deps)} s JOIN ${users} u ON u."id" = s."user_id"
+    `SELECT s."csrf_token", s."auth_hash", u."password", u."id", u."username", u."is_superuser" FROM ${sessionTable(deps)} s JOIN ${users} u ON u."id" = s."user_id"
       WHERE s."key" = ? AND s."expires" > ?::timestamptz AND u."is_active"`,
     [keyHash(key), deps.clock.now().toISOString()],
   );
-  const row = (result.rows as Array<{ csrf_token: string; id: number; username: string; is_superuser: boolean }>)[0];
-  if (!row) return null;
+  const row = (result.rows as Array<{ csrf_token: string; auth_hash: string; password: string; id: number; username: string; is_superuser: boolean }>)[0];
+  if (!row || !csrfMatches(authHash(row.password), row.auth_hash)) return null;
   return { userId: row.id, username: row.username, isSuperuser: row.is_superuser, tokenId: null, writeEnabled: true, csrfToken: row.csrf_token };
 }
 
@@ -52,14 +99,23 @@ export async function startSession(deps: AuthDeps, req: Request, res: Response, 
   const key = crypto.randomBytes(32).toString('hex');
   const csrf = crypto.randomBytes(32).toString('hex');
   const expires = new Date(deps.clock.now().getTime() + SESSION_DAYS * 86400_000);
-  await deps.knex.raw(`INSERT INTO ${sessionTable(deps)} ("key", "user_id", "csrf_token", "expires") VALUES (?, ?, ?, ?::timestamptz)`, [keyHash(key), userId, csrf, expires.toISOString()]);
+  const users = quoteIdent(deps.registry.roles.get('user')!.table);
+  const user = await deps.knex.raw(`SELECT "password" FROM ${users} WHERE "id" = ?`, [userId]);
+  const password = String((user.rows as Array<{ password: string }>)[0]?.password ?? '');
+  await deps.knex.raw(`INSERT INTO ${sessionTable(deps)} ("key", "user_id", "csrf_token", "auth_hash", "expires") VALUES (?, ?, ?, ?, ?::timestamptz)`, [
+    keyHash(key),
+    userId,
+    csrf,
+    authHash(password),
+    expires.toISOString(),
+  ]);
   const secure = overHttps(req, deps.config.trustedProxies);
   res.cookie(SESSION_COOKIE, key, { httpOnly: true, sameSite: 'lax', secure, path: '/', expires });
   res.cookie(CSRF_COOKIE, csrf, { sameSite: 'lax', secure, path: '/', expires });
 }
 
 /** HTTPS directly, or as a trusted proxy reports it (X-Forwarded-Proto): another client's say-so does not count. */
-function overHttps(req: Request, trustedProxies: readonly string[]): boolean {
+export function overHttps(req: Request, trustedProxies: readonly string[]): boolean {
   if (req.secure) return true;
   const peer = parseAddress(req.socket.remoteAddress);
   if (!peer || !trustedProxies.length || !inNetworks(peer, trustedProxies)) return false;
@@ -70,7 +126,7 @@ function overHttps(req: Request, trustedProxies: readonly string[]): boolean {
 
 export async function endSession(deps: Pick<AuthDeps, 'registry'> & { knex: Knex }, req: Request, res: Response): Promise<void> {
   const key = readCookie(req, SESSION_COOKIE);
-  if (key) await deps.knex.raw(`DELETE FROM ${sessionTable(deps)} WHERE "key" = ?`, [keyHash(key)]);
+  if (key && TOKEN_FORMAT.test(key)) await deps.knex.raw(`DELETE FROM ${sessionTable(deps)} WHERE "key" = ?`, [keyHash(key)]);
   res.clearCookie(SESSION_COOKIE, { path: '/' });
   res.clearCookie(CSRF_COOKIE, { path: '/' });
 }

@@ -1,11 +1,13 @@
 import { HttpError } from '../routes/http-error';
+import { addError, type FieldErrors } from '../validation/field-errors';
 
 /** 400 `{param: [message]}` for a known filter given a value it cannot take. */
 export class FilterErrors {
-  private readonly errors: Record<string, string[]> = {};
+  // Keyed by what the query string names: own properties only (a parameter may be called "__proto__").
+  private readonly errors: FieldErrors = {};
 
   add(param: string, message: string): void {
-    (this.errors[param] ??= []).push(message);
+    addError(this.errors, param, message);
   }
 
   throwIfAny(): void {

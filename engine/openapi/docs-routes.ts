@@ -73,6 +73,11 @@ function serveDocs(req: Request, res: Response, rest: string): void {
   res.type(type).sendFile(path.join(SWAGGER_DIR, rest));
 }
 
+/** Swagger UI's own files (style sheets, scripts, icons): static assets, served even when LOGIN_REQUIRED holds. */
+export function isDocsAsset(apiPath: string): boolean {
+  return DOC_ROOTS.some((root) => apiPath.startsWith(root) && Object.hasOwn(ASSETS, apiPath.slice(root.length)));
+}
+
 /**
  * /api/schema/ (the OpenAPI document, JSON or YAML) and the interactive documentation at /api/docs/
  * and /api/schema/swagger-ui/, with every asset from the swagger-ui-dist package. Anything else falls

@@ -1,7 +1,7 @@
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 import { HttpError } from './http-error';
+import { readBody } from './request-body';
 
-const MAX_DEPTH = 100;
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** Whether a Content-Type names JSON, including pynetbox 7.0's "application/json;" with its trailing semicolon. */
@@ -10,28 +10,21 @@ export function isJsonType(contentType: string | undefined): boolean {
   return contentType.split(';')[0]!.trim().toLowerCase() === 'application/json';
 }
 
-function depthOf(value: unknown): number {
-  // Iterative, so a hostile document cannot exhaust the stack here.
-  let max = 0;
-  const stack: Array<[unknown, number]> = [[value, 1]];
-  while (stack.length) {
-    const [v, d] = stack.pop()!;
-    if (v === null || typeof v !== 'object') continue;
-    if (d > max) max = d;
-    if (max > MAX_DEPTH) return max;
-    for (const child of Object.values(v as object)) stack.push([child, d + 1]);
-  }
-  return max;
-}
-
-/** The request body as JSON: 415 for another media type, 400 for malformed or absurdly deep JSON; undefined when empty. */
-export function parseJsonBody(req: Request): unknown {
-  const raw = req.body;
-  if (!Buffer.isBuffer(raw) || raw.length === 0) return undefined;
+/**
+ * The request body as JSON, read now (callers ask only once the caller is known and allowed): 415 for
+ * another media type, 413 past `maxBytes`, 400 for malformed or too deeply nested JSON (refused while
+ * streaming); undefined when empty.
+ */
+export async function parseJsonBody(req: Request, res: Response, maxBytes: number): Promise<unknown> {
   const type = req.headers['content-type'];
-  if (!isJsonType(type)) {
-    throw new HttpError(415, { detail: `Unsupported media type "${type ?? ''}" in request.` });
+  const declared = req.headers['content-length'];
+  // A body announced as something else is refused before a byte of it is read.
+  if ((declared && declared !== '0') || req.headers['transfer-encoding']) {
+    if (!isJsonType(type)) throw new HttpError(415, { detail: `Unsupported media type "${type ?? ''}" in request.` }, { Connection: 'close' });
   }
+  const raw = await readBody(req, res, { maxBytes, json: true });
+  if (raw.length === 0) return undefined;
+  if (!isJsonType(type)) throw new HttpError(415, { detail: `Unsupported media type "${type ?? ''}" in request.` });
   let text: string;
   try {
     // Strict: bytes that are not UTF-8 are refused rather than stored as U+FFFD.
@@ -39,13 +32,9 @@ export function parseJsonBody(req: Request): unknown {
   } catch {
     throw new HttpError(400, { detail: 'JSON parse error - request body is not valid UTF-8' });
   }
-  let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    return JSON.parse(text);
   } catch (e) {
-    const reason = e instanceof RangeError ? 'document nested too deeply' : (e as Error).message;
-    throw new HttpError(400, { detail: `JSON parse error - ${reason}` });
+    throw new HttpError(400, { detail: `JSON parse error - ${(e as Error).message}` });
   }
-  if (depthOf(parsed) > MAX_DEPTH) throw new HttpError(400, { detail: `JSON parse error - document nested deeper than ${MAX_DEPTH} levels` });
-  return parsed;
 }

@@ -32,6 +32,11 @@ function checkWrite(ctx: CallContext, req: Request): void {
   if (!p.writeEnabled) throw permissionDenied('This token does not have write permission.');
 }
 
+/** A write's body, read only now that the caller is known and allowed to make the write. */
+function bodyOf(ctx: CallContext, req: Request, res: Response): Promise<unknown> {
+  return parseJsonBody(req, res, ctx.config.dataUploadMaxMemorySize);
+}
+
 async function writeScopes(ctx: CallContext, model: ResolvedModel, action: Action): Promise<WriteScopes> {
   const act = await allowedScope(ctx, model, action);
   const viewScope = await ctx.scope(model, 'view');
@@ -50,20 +55,23 @@ export async function handleList(ctx: CallContext, req: Request, res: Response, 
       if (!ctx.principal && ctx.config.loginRequired) throw notAuthenticated();
       return sendJson(req, res, 200, await optionsFor(ctx, model, true));
     case 'POST': {
-      const body = parseJsonBody(req);
+      const scope = await allowedScope(ctx, model, 'add');
+      const body = await bodyOf(ctx, req, res);
       if (body === undefined) throw new HttpError(400, { non_field_errors: ['No data provided'] });
-      const out = await createObjects(ctx, model, body, await allowedScope(ctx, model, 'add'));
+      const out = await createObjects(ctx, model, body, scope);
       if (out.location) res.setHeader('Location', out.location);
       return sendJson(req, res, 201, out.body);
     }
     case 'PUT':
     case 'PATCH': {
-      const body = parseJsonBody(req);
-      return sendJson(req, res, 200, await bulkUpdate(ctx, model, body, method === 'PUT' ? 'put' : 'patch', await writeScopes(ctx, model, 'change')));
+      const scopes = await writeScopes(ctx, model, 'change');
+      const body = await bodyOf(ctx, req, res);
+      return sendJson(req, res, 200, await bulkUpdate(ctx, model, body, method === 'PUT' ? 'put' : 'patch', scopes));
     }
     case 'DELETE': {
-      const ids = bulkDeleteIds(parseJsonBody(req));
-      await deleteByIds(ctx, model, ids, false, await writeScopes(ctx, model, 'delete'));
+      const scopes = await writeScopes(ctx, model, 'delete');
+      const ids = bulkDeleteIds(ctx, await bodyOf(ctx, req, res));
+      await deleteByIds(ctx, model, ids, false, scopes);
       res.status(204).end();
       return;
     }
@@ -83,8 +91,9 @@ export async function handleDetail(ctx: CallContext, req: Request, res: Response
       return sendJson(req, res, 200, await optionsFor(ctx, model, false));
     case 'PUT':
     case 'PATCH': {
-      const body = parseJsonBody(req);
-      return sendJson(req, res, 200, await updateObject(ctx, model, id, body === undefined ? {} : body, method === 'PUT' ? 'put' : 'patch', await writeScopes(ctx, model, 'change')));
+      const scopes = await writeScopes(ctx, model, 'change');
+      const body = await bodyOf(ctx, req, res);
+      return sendJson(req, res, 200, await updateObject(ctx, model, id, body === undefined ? {} : body, method === 'PUT' ? 'put' : 'patch', scopes));
     }
     case 'DELETE':
       await deleteByIds(ctx, model, [id], true, await writeScopes(ctx, model, 'delete'));

@@ -3,14 +3,24 @@ import type { ApiContext } from '../routes/api-context';
 import { quoteIdent } from '../storage/identifiers';
 import { checkCredentials } from '../auth/credentials';
 import { clientAddress } from '../auth/client-address';
-import { csrfMatches, endSession, sessionPrincipal, startSession } from '../auth/sessions';
+import { CSRF_COOKIE, csrfMatches, endSession, loginCsrf, loginCsrfMatches, readCookie, sessionPrincipal, startSession } from '../auth/sessions';
+import { readBody } from '../routes/request-body';
+import { ANONYMOUS_BODY_BYTES } from '../routes/list-actions';
+import { badStringMessage } from '../validation/string-hygiene';
 import type { Principal } from '../auth/authenticate';
 import { HttpError } from '../routes/http-error';
 import { defaultWith } from '../definitions/named-functions';
 import { esc, page } from './html';
 
-function form(req: Request): URLSearchParams {
-  return new URLSearchParams(Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '');
+/** A submitted form: small (these pages take a few short fields), and every value text PostgreSQL can hold. */
+async function readForm(req: Request, res: Response): Promise<URLSearchParams> {
+  const raw = await readBody(req, res, { maxBytes: ANONYMOUS_BODY_BYTES, json: false });
+  const fields = new URLSearchParams(raw.toString('utf8'));
+  for (const [name, value] of fields) {
+    const bad = badStringMessage(name) ?? badStringMessage(value);
+    if (bad) throw new HttpError(400, { [name]: [bad] });
+  }
+  return fields;
 }
 
 /** Only local paths are followed after login, so the page cannot be used to redirect elsewhere. */
@@ -18,11 +28,12 @@ function safeNext(next: string | null): string {
   return next && next.startsWith('/') && !next.startsWith('//') && !next.includes('\\') ? next : '/user/profile/';
 }
 
-function loginForm(next: string, error?: string): string {
+function loginForm(next: string, csrf: string, error?: string): string {
   return page(
     'Log in',
     `<h2>Log in</h2>${error ? `<p class="error" role="alert">${esc(error)}</p>` : ''}
 <form method="post" action="/login/">
+<input type="hidden" name="csrfmiddlewaretoken" value="${esc(csrf)}">
 <input type="hidden" name="next" value="${esc(next)}">
 <label for="username">Username</label><input type="text" id="username" name="username" autocomplete="username" required>
 <label for="password">Password</label><input type="password" id="password" name="password" autocomplete="current-password" required>
@@ -81,11 +92,17 @@ async function profile(ctx: ApiContext, principal: Principal, created?: { key: s
   );
 }
 
+/** A form's date and time (UTC unless it says otherwise), within the years a database timestamp and a browser both handle. */
 function expiresOf(value: string | null): string | null {
   if (!value) return null;
-  const d = new Date(/Z|[+-]\d\d:?\d\d$/.test(value) ? value : `${value}Z`);
-  if (Number.isNaN(d.getTime())) throw new HttpError(400, { expires: ['Enter a valid date/time.'] });
-  return d.toISOString();
+  const m = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,6})?)?(Z|[+-]\d\d:?\d\d)?$/.exec(value);
+  const [, y, mo, d, h, mi, s] = (m ?? []).map(Number);
+  // Every part in range (no 30 February rolling into March), and a year a database timestamp holds.
+  const parts = m ? new Date(Date.UTC(y!, mo! - 1, d!, h!, mi!, s || 0)) : null;
+  const real = parts && y! >= 1 && parts.getUTCFullYear() === y && parts.getUTCMonth() === mo! - 1 && parts.getUTCDate() === d && h! < 24 && mi! < 60 && (s || 0) < 60;
+  const at = real ? new Date(m![7] ? value : `${value}Z`) : null;
+  if (!at || Number.isNaN(at.getTime())) throw new HttpError(400, { expires: ['Enter a valid date/time.'] });
+  return at.toISOString();
 }
 
 /** Login, logout and the profile page where users manage their own tokens (cookie sessions, CSRF-checked forms). */
@@ -102,7 +119,7 @@ export function accountPages(ctx: ApiContext): Router {
   const checked = async (req: Request, res: Response): Promise<{ principal: Principal; fields: URLSearchParams } | null> => {
     const principal = await loggedIn(req, res);
     if (!principal) return null;
-    const fields = form(req);
+    const fields = await readForm(req, res);
     if (!csrfMatches(principal.csrfToken, fields.get('csrfmiddlewaretoken'))) {
       html(res, 403, page('Forbidden', '<h2>Forbidden</h2><p class="error">CSRF verification failed. Reload the page and try again.</p>'));
       return null;
@@ -113,21 +130,31 @@ export function accountPages(ctx: ApiContext): Router {
     fn(req, res).catch(next);
   };
 
-  router.get('/login/', (req, res) => html(res, 200, loginForm(safeNext(String(req.query.next ?? '')))));
+  router.get('/login/', (req, res) => html(res, 200, loginForm(safeNext(String(req.query.next ?? '')), loginCsrf(ctx, req, res))));
   router.post('/login/', wrap(async (req, res) => {
-    const fields = form(req);
+    // Login CSRF: the form must carry the token of the cookie the login page set, and come from here.
+    if (!loginCsrfMatches(ctx, req)) {
+      html(res, 403, page('Forbidden', '<h2>Forbidden</h2><p class="error">CSRF verification failed. Reload the login page and try again.</p>'));
+      return;
+    }
+    const fields = await readForm(req, res);
+    if (!csrfMatches(readCookie(req, CSRF_COOKIE), fields.get('csrfmiddlewaretoken'))) {
+      html(res, 403, page('Forbidden', '<h2>Forbidden</h2><p class="error">CSRF verification failed. Reload the login page and try again.</p>'));
+      return;
+    }
     const next = safeNext(fields.get('next'));
+    const csrf = loginCsrf(ctx, req, res);
     const address = clientAddress(req, ctx.config.trustedProxies)?.toString() ?? '';
     let userId: number | null;
     try {
       userId = await checkCredentials(ctx, fields.get('username') ?? '', fields.get('password') ?? '', address);
     } catch (e) {
       if (!(e instanceof HttpError && e.status === 429)) throw e;
-      html(res, 429, loginForm(next, 'Too many failed attempts. Try again later.'));
+      html(res, 429, loginForm(next, csrf, 'Too many failed attempts. Try again later.'));
       return;
     }
     if (userId === null) {
-      html(res, 200, loginForm(next, 'Please enter a correct username and password.'));
+      html(res, 200, loginForm(next, csrf, 'Please enter a correct username and password.'));
       return;
     }
     await startSession(ctx, req, res, userId);

@@ -53,10 +53,17 @@ function submit(agent: TestAgent, path: string, fields: Record<string, string>) 
   return agent.post(path).type('form').send(new URLSearchParams(fields).toString());
 }
 
+/** The login form filled in as a browser does: the page first (its CSRF cookie and field), then the post. */
+async function loginPost(agent: TestAgent, fields: Record<string, string>, headers: Record<string, string> = {}) {
+  const form = await agent.get('/login/');
+  const token = /name="csrfmiddlewaretoken" value="([^"]+)"/.exec(form.text)?.[1] ?? '';
+  return submit(agent, '/login/', { csrfmiddlewaretoken: token, ...fields }).set(headers);
+}
+
 /** Logs Dana in on a fresh agent; returns the agent, the session cookie value and the page's CSRF token. */
 async function login(env: Record<string, string> = {}): Promise<{ agent: TestAgent; session: string; csrf: string }> {
   const agent = agentWith(t, env);
-  const res = await submit(agent, '/login/', { username: dana.username, password: dana.password, next: '/user/profile/' });
+  const res = await loginPost(agent, { username: dana.username, password: dana.password, next: '/user/profile/' });
   expect(res.status).toBe(302);
   const session = cookieValue(res, 'sessionid')!;
   expect(session).toBeDefined();
@@ -83,7 +90,7 @@ async function siteExists(slug: string): Promise<boolean> {
 }
 
 describe('the login page', () => {
-  test('GET /login/ is an accessible form and sets no cookie', async () => {
+  test('GET /login/ is an accessible form and sets only the CSRF cookie its form carries', async () => {
     const res = await agentWith(t).get('/login/');
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^text\/html/);
@@ -93,7 +100,8 @@ describe('the login page', () => {
     expect(res.text).toMatch(/<input type="text" id="username" name="username"/);
     expect(res.text).toMatch(/<label for="password">/);
     expect(res.text).toMatch(/<input type="password" id="password" name="password"/);
-    expect(setCookies(res)).toEqual([]);
+    expect(setCookies(res).map((c) => c.split('=')[0])).toEqual(['csrftoken']);
+    expect(res.text).toContain(`name="csrfmiddlewaretoken" value="${cookieValue(res, 'csrftoken')!}"`);
   });
 
   test.each([
@@ -102,7 +110,7 @@ describe('the login page', () => {
     ['empty fields', { username: '', password: '' }],
   ])('%s: the form again with an error, and no session cookie', async (_name, fields) => {
     const agent = agentWith(t);
-    const res = await submit(agent, '/login/', fields);
+    const res = await loginPost(agent, fields);
     expect(res.status).toBe(200);
     expect(res.text).toMatch(/role="alert"/);
     expect(res.text).toContain('Please enter a correct username and password.');
@@ -112,7 +120,7 @@ describe('the login page', () => {
 
   test('the right password sets the session cookie: HttpOnly, SameSite=Lax, path /, not Secure over plain http', async () => {
     const agent = agentWith(t);
-    const res = await submit(agent, '/login/', { username: 'dana', password: dana.password });
+    const res = await loginPost(agent, { username: 'dana', password: dana.password });
     expect(res.status).toBe(302);
     expect(res.headers.location).toBe('/user/profile/');
     const line = cookieLine(res, 'sessionid')!;
@@ -139,11 +147,11 @@ describe('the login page', () => {
 
   test('behind a trusted proxy reporting HTTPS the cookie is Secure; the same header from anyone else is ignored', async () => {
     const proxied = agentWith(t, { TRUSTED_PROXIES: '127.0.0.1,::1' });
-    const secure = await submit(proxied, '/login/', { username: 'dana', password: dana.password }).set('X-Forwarded-Proto', 'https');
+    const secure = await loginPost(proxied, { username: 'dana', password: dana.password }, { 'X-Forwarded-Proto': 'https' });
     expect(secure.status).toBe(302);
     expect(cookieLine(secure, 'sessionid')).toMatch(/;\s*Secure/i);
     expect(cookieLine(secure, 'csrftoken')).toMatch(/;\s*Secure/i);
-    const direct = await submit(agentWith(t), '/login/', { username: 'dana', password: dana.password }).set('X-Forwarded-Proto', 'https');
+    const direct = await loginPost(agentWith(t), { username: 'dana', password: dana.password }, { 'X-Forwarded-Proto': 'https' });
     expect(direct.status).toBe(302);
     expect(cookieLine(direct, 'sessionid')).not.toMatch(/;\s*Secure/i);
   });
@@ -155,7 +163,7 @@ describe('the login page', () => {
       ['https://evil.example/', '/user/profile/'],
       ['/\\evil.example', '/user/profile/'],
     ]) {
-      const res = await submit(agentWith(t), '/login/', { username: 'dana', password: dana.password, next: next! });
+      const res = await loginPost(agentWith(t), { username: 'dana', password: dana.password, next: next! });
       expect([next, res.status, res.headers.location]).toEqual([next, 302, location]);
     }
   });
@@ -199,7 +207,7 @@ describe('the session on the API', () => {
 
   test('the csrftoken cookie holds the same token the forms carry', async () => {
     const agent = agentWith(t);
-    const res = await submit(agent, '/login/', { username: 'dana', password: dana.password });
+    const res = await loginPost(agent, { username: 'dana', password: dana.password });
     expect(cookieValue(res, 'csrftoken')).toBe(await csrfOf(agent));
   });
 
