@@ -17,7 +17,6 @@ export const STAMPS: Record<'A' | 'B', string> = { A: '2020-01-02T03:04:05Z', B:
  * generic relations point at objects of the first two allowed types, C at nothing.
  */
 async function mainSet(f: ObjectFactory, model: Model): Promise<number[]> {
-  const u: Record<V, number> = { A: f.uniq(), B: f.uniq(), C: f.uniq() };
   const over: Record<V, Record<string, unknown>> = { A: {}, B: {}, C: {} };
   for (const field of writtenFields(model)) {
     const name = field.name;
@@ -41,8 +40,10 @@ async function mainSet(f: ObjectFactory, model: Model): Promise<number[]> {
         over[v][g.id] = (await f.targets(target))[VARIANTS.indexOf(v)].id;
       }
     } else {
+      // Each field its own numbers, so that no two fields of an object hold the same text (a name
+      // filter that read the slug column would otherwise go unseen).
       for (const v of VARIANTS) {
-        const value = scalarValue(field, field.kind === 'password' ? 'base' : v, u[v]);
+        const value = scalarValue(field, field.kind === 'password' ? 'base' : v, f.uniq());
         if (value !== undefined) over[v][name] = value;
       }
     }

@@ -176,7 +176,8 @@ export class ObjectFactory {
         body[genericNames(field).id] = (await this.targets(target))[0].id;
       } else if (field.kind === 'tags' || field.kind === 'm2m') body[field.name] = [];
       else if (field.kind === 'json') body[field.name] = field.array ? [] : {};
-      else body[field.name] = scalarValue(field, 'base', u);
+      // Its own number per field: a name and a slug never hold the same text (see mainSet).
+      else body[field.name] = scalarValue(field, 'base', this.uniq());
     }
     await this.fillAnyOf(model, body, overrides, u);
     return { ...body, ...overrides };
