@@ -19,15 +19,11 @@ function nodes(plan: PlanNode): PlanNode[] {
   return [plan, ...(plan.Plans ?? []).flatMap(nodes)];
 }
 
-describe('EXPLAIN of the IPAM containment filters', () => {
-  if (!TEST_DATABASE_URL) {
-    test('runs on PostgreSQL only: TEST_DATABASE_URL is unset, so there is no planner worth asking', () => {
-      // Nothing to explain on the embedded database; the same file runs for real in the PostgreSQL pass.
-      expect(TEST_DATABASE_URL).toBeUndefined();
-    });
-    return;
-  }
+// On the embedded database every test here is reported as skipped, never as passed: the same file
+// runs for real in the PostgreSQL pass (TEST_DATABASE_URL set).
+const onPostgres = TEST_DATABASE_URL ? describe : describe.skip;
 
+onPostgres('EXPLAIN of the IPAM containment filters (PostgreSQL only)', () => {
   let t: TestApp;
   const captured: Array<{ sql: string; bindings: unknown[] }> = [];
 

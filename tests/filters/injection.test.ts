@@ -5,14 +5,15 @@
  * or exactly the rows the filter means (computed by the same oracle as the derived suite): never a
  * 500, never an extra row. The database is checked untouched at the end.
  */
-import type { ResolvedModel } from '../../engine/definitions/registry-types';
-import { filterTable, type FilterDef } from '../../engine/filters/filter-table';
 import { quoteIdent } from '../../engine/storage/identifiers';
 import { startTestApp, type TestApp } from '../support/test-app';
-import { classify, matches, paramOf, type Family, type Universe } from './support/filter-plan';
+import { readDefinitions, urlOf, type Model } from './support/definitions';
+import { expectedFilters, matches, paramOf, type Family, type Universe } from './support/filter-plan';
 import { fetchUniverse, sorted } from './support/list-client';
-import { urlOf, type Rep } from './support/object-factory';
+import type { Rep } from './support/object-factory';
 
+const defs = readDefinitions();
+const modelOf = (label: string): Model => defs.models.get(label)!;
 let t: TestApp;
 let u: Universe;
 
@@ -71,7 +72,7 @@ beforeAll(async () => {
     await post('/api/ipam/prefixes/', { prefix: `10.${i}.0.0/16`, site: site.id, vlan: vlan.id, tenant: tenant.id, description: name, tags: [tag.id], status: i % 2 ? 'reserved' : 'active' });
     await post('/api/ipam/ip-addresses/', { address: `10.${i}.0.1/16`, tenant: tenant.id, description: name, dns_name: `host${i}.example.com` });
   }
-  u = await fetchUniverse(t, new Set(MODELS));
+  u = await fetchUniverse(t, defs, new Set(MODELS));
 });
 
 afterAll(async () => {
@@ -84,7 +85,7 @@ interface Outcome {
   ids: number[];
 }
 
-async function get(model: ResolvedModel, rawQuery: string): Promise<Outcome> {
+async function get(model: Model, rawQuery: string): Promise<Outcome> {
   const res = await t.api.get(`${urlOf(model)}?${rawQuery}&limit=1000&brief=1`).set(t.auth);
   return { status: res.status, body: res.body as Rep, ids: res.status === 200 ? sorted((res.body.results as Rep[]).map((r) => r.id)) : [] };
 }
@@ -104,15 +105,15 @@ function judge(what: string, got: Outcome, expected: number[] | null, param: str
   if (got.status === 400) expect({ what, keys: Object.keys(got.body) }).toEqual({ what, keys: [param] });
 }
 
-/** One filter of each kind a model has (the first); created/last_updated parse like other dates. */
-function sample(model: ResolvedModel): Array<{ def: FilterDef; fam: Family }> {
-  const out: Array<{ def: FilterDef; fam: Family }> = [];
+/** One filter of each kind a model's definition implies (the first); created/last_updated parse like other dates. */
+function sample(model: Model): Array<{ name: string; fam: Family }> {
+  const out: Array<{ name: string; fam: Family }> = [];
   const kinds = new Set<string>(['created', 'last_updated']);
-  for (const def of filterTable(model).values()) {
-    const fam = classify(model, def);
-    if (typeof fam === 'string' || kinds.has(fam.kind)) continue;
+  for (const { name, fam } of expectedFilters(model)) {
+    if (typeof fam === 'string') throw new Error(`${model.label} filter ${name}: ${fam}`);
+    if (kinds.has(fam.kind)) continue;
     kinds.add(fam.kind);
-    out.push({ def, fam });
+    out.push({ name, fam });
   }
   return out;
 }
@@ -121,13 +122,13 @@ const textual = (fam: Family) => fam.valueType === 'string' || fam.valueType ===
 
 describe.each(MODELS)('%s', (label) => {
   test('hostile values on one filter of each kind: 4xx or exactly the right rows', async () => {
-    const model = t.registry.models.get(label)!;
+    const model = modelOf(label);
     const rows = [...u.get(label)!.values()];
     let answered = 0;
-    for (const { def, fam } of sample(model)) {
-      const lookups = textual(fam) ? def.lookups.filter((l) => ['exact', 'ic'].includes(l)) : ['exact'];
+    for (const { name, fam } of sample(model)) {
+      const lookups = textual(fam) ? fam.lookups.filter((l) => ['exact', 'ic'].includes(l)) : ['exact'];
       for (const lookup of lookups) {
-        const param = paramOf(def.name, lookup);
+        const param = paramOf(name, lookup);
         for (const p of textual(fam) ? TEXT_PAYLOADS : TYPED_PAYLOADS) {
           const value = decoded(p.wire);
           let expected: number[] | null = null;
@@ -147,9 +148,9 @@ describe.each(MODELS)('%s', (label) => {
   });
 
   test('q with hostile text matches its search fields literally', async () => {
-    const model = t.registry.models.get(label)!;
+    const model = modelOf(label);
     const rows = [...u.get(label)!.values()];
-    const direct = model.search.filter((s) => !s.includes('.'));
+    const direct = (model.def.search ?? []).filter((s) => !s.includes('.'));
     for (const p of TEXT_PAYLOADS) {
       const value = decoded(p.wire);
       const needle = value.trim().toLowerCase();
@@ -173,7 +174,7 @@ describe('thousands of values', () => {
       ['ipam.ipaddress', 'address', '10.0.0.1'],
       ['tenancy.tenant', 'id', '1'],
     ] as const) {
-      const model = t.registry.models.get(label)!;
+      const model = modelOf(label);
       const got = await get(model, Array(5000).fill(`${param}=${encodeURIComponent(value)}`).join('&'));
       expect({ label, param, clientError: got.status >= 400 && got.status < 500 }).toEqual({ label, param, clientError: true });
       if (got.status === 400) expect(Object.keys(got.body)).toEqual([param]);
@@ -181,7 +182,7 @@ describe('thousands of values', () => {
   });
 
   test('up to the limit of values per parameter the rows are exact; one more is a 400', async () => {
-    const vlan = t.registry.models.get('ipam.vlan')!;
+    const vlan = modelOf('ipam.vlan');
     const vids = Array.from({ length: 1000 }, (_, i) => i + 1);
     const expected = sorted([...u.get('ipam.vlan')!.values()].filter((r) => r.vid <= 1000).map((r) => r.id));
     const ok = await get(vlan, vids.map((v) => `vid=${v}`).join('&'));
@@ -189,7 +190,7 @@ describe('thousands of values', () => {
     const over = await get(vlan, [...vids, 1001].map((v) => `vid=${v}`).join('&'));
     expect({ status: over.status, keys: Object.keys(over.body) }).toEqual({ status: 400, keys: ['vid'] });
 
-    const site = t.registry.models.get('dcim.site')!;
+    const site = modelOf('dcim.site');
     const sites = [...u.get('dcim.site')!.values()];
     const many = await get(site, Array.from({ length: 1000 }, (_, i) => (i ? 'name=plain' : `name=${encodeURIComponent(NAMES[1]!)}`)).join('&'));
     expect({ status: many.status, ids: many.ids }).toEqual({ status: 200, ids: sorted(sites.filter((s) => s.name === 'plain' || s.name === NAMES[1]).map((s) => s.id)) });
@@ -198,7 +199,7 @@ describe('thousands of values', () => {
   });
 
   test('thousands of distinct unknown parameters are ignored (or refused as too large), never a 500', async () => {
-    const prefix = t.registry.models.get('ipam.prefix')!;
+    const prefix = modelOf('ipam.prefix');
     const all = sorted([...u.get('ipam.prefix')!.keys()]);
     for (const n of [500, 5000]) {
       const got = await get(prefix, Array.from({ length: n }, (_, i) => `zz${i}=1`).join('&'));
@@ -210,7 +211,7 @@ describe('thousands of values', () => {
 
 describe('SQL in names rather than values', () => {
   test('parameter names, lookups, cf_ names and ordering that look like SQL change nothing', async () => {
-    const site = t.registry.models.get('dcim.site')!;
+    const site = modelOf('dcim.site');
     const all = sorted([...u.get('dcim.site')!.keys()]);
     for (const raw of [
       `${encodeURIComponent("name' OR 1=1 --")}=x`,
@@ -232,7 +233,7 @@ describe('SQL in names rather than values', () => {
 
   test('the data is untouched after all of the above', async () => {
     for (const label of MODELS) {
-      const model = t.registry.models.get(label)!;
+      const model = modelOf(label);
       const n = await t.knex.raw(`SELECT count(*)::int AS "n" FROM ${quoteIdent(model.table)}`);
       expect({ label, rows: (n.rows as Array<{ n: number }>)[0]!.n }).toEqual({ label, rows: u.get(label)!.size });
     }

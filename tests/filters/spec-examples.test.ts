@@ -5,7 +5,11 @@
  * 400s for bad values.
  */
 import { startTestApp, type TestApp } from '../support/test-app';
+import { readDefinitions, type Model } from './support/definitions';
 import { ObjectFactory, type Rep } from './support/object-factory';
+
+const defs = readDefinitions();
+const modelOf = (label: string): Model => defs.models.get(label)!;
 
 let t: TestApp;
 /** Makes objects of models the fixture does not spell out (devices, interfaces), with what they require. */
@@ -46,7 +50,7 @@ const SITE = '/api/dcim/sites/';
 
 beforeAll(async () => {
   t = await startTestApp();
-  factory = new ObjectFactory(t);
+  factory = new ObjectFactory(t, defs);
   // Regions: europe > nl; us.
   await make('/api/dcim/regions/', 'europe', { name: 'Europe', slug: 'europe' });
   await make('/api/dcim/regions/', 'nl', { name: 'Netherlands', slug: 'nl', parent: id.europe });
@@ -85,6 +89,11 @@ beforeAll(async () => {
   await make(VLAN, 'clients', { vid: 30, name: 'Clients', group: id.g2 });
   await make(VLAN, 'mgmt', { vid: 100, name: 'mgmt' });
   await make(VLAN, 'transit', { vid: 4094, name: 'Transit_Link', group: id.g2 });
+  // Two prefixes on VLANs (made after the VLANs they name), so that vlan_vid has rows to tell apart.
+  for (const [prefix, vlan] of [['p3', 'servers'], ['p4', 'backup']] as const) {
+    const res = await t.api.patch(`${P}${id[prefix]}/`).set(t.auth).send({ vlan: id[vlan] });
+    if (res.status !== 200) throw new Error(`${prefix} on VLAN ${vlan}: ${res.status} ${JSON.stringify(res.body)}`);
+  }
 });
 
 afterAll(async () => {
@@ -158,8 +167,13 @@ describe('lookups', () => {
     expect(await set(VLAN, 'vid__n=10')).toEqual(['backup', 'clients', 'mgmt', 'transit']);
     expect(await set(VLAN, 'vid__n=10&vid__n=20')).toEqual(['clients', 'mgmt', 'transit']);
     expect(await set(VLAN, 'vid__gte=20&vid__lte=100')).toEqual(['backup', 'clients', 'mgmt']);
-    // A prefix's VLAN vid (declared through the path).
-    expect(await set(P, 'vlan_vid=10')).toEqual([]);
+    // A prefix's VLAN vid (declared through the path): p3 is on servers (10), p4 on backup (20).
+    expect(await set(P, 'vlan_vid=10')).toEqual(['p3']);
+    expect(await set(P, 'vlan_vid=10&vlan_vid=20')).toEqual(['p3', 'p4']);
+    expect(await set(P, 'vlan_vid__gte=20')).toEqual(['p4']);
+    expect(await set(P, 'vlan_vid=30')).toEqual([]);
+    // A prefix without a VLAN has no vid: kept by __n, as NetBox's exclude() keeps it.
+    expect(await set(P, 'vlan_vid__n=10')).toEqual(['p1', 'p10', 'p2', 'p4', 'p5', 'p6', 'p7', 'p8', 'p9']);
   });
 
   test('name: exact is case-sensitive; ic, nic, isw, nisw, iew, niew, ie, nie, empty', async () => {
@@ -311,7 +325,6 @@ describe('q', () => {
     expect(await set(SITE, 'q=STERD')).toEqual(['ams']);
     expect(await set(SITE, 'q=basement')).toEqual(['lab']);
     expect(await set(SITE, 'q=fra')).toEqual(['fra']);
-    expect(await set(SITE, 'q=')).toEqual(await set(SITE));
     expect(await set(SITE, 'q=')).toEqual(['ams', 'fra', 'lab', 'nyc']);
     expect(await set(VLAN, 'q=4094')).toEqual(['transit']);
     expect(await set(P, 'q=10.1&status=reserved')).toEqual(['p4']);
@@ -342,7 +355,7 @@ describe('ordering', () => {
   });
 
   test('unknown ordering fields are ignored; known ones still apply', async () => {
-    expect(await names(P, 'ordering=no_such_field')).toEqual(await names(P));
+    expect(await names(P, 'ordering=no_such_field')).toEqual(['p6', 'p1', 'p2', 'p3', 'p4', 'p5', 'p7', 'p10', 'p9', 'p8']);
     expect(await names(P, 'ordering=no_such_field,-prefix&vrf_id=null')).toEqual(['p7', 'p5', 'p4', 'p3', 'p2', 'p1', 'p6']);
   });
 
@@ -372,8 +385,6 @@ describe('ordering', () => {
 describe('bad input', () => {
   test('an invalid value of a known filter is a 400 naming that parameter', async () => {
     for (const [path, param, value] of [
-      [P, 'limit', 'abc'],
-      [P, 'offset', '-1'],
       [VLAN, 'vid', 'abc'],
       [VLAN, 'vid__gte', '1.5'],
       [P, 'prefix', 'not-an-ip'],
@@ -414,12 +425,11 @@ describe('bad input', () => {
 
 describe('device_id and interface filters on IP addresses (near the end: the factory adds objects of other models)', () => {
   test('device_id, device (by name), interface_id (null and __n), interface (by name), assigned_to_interface', async () => {
-    const reg = t.registry.models;
-    const edge = await factory.create(reg.get('dcim.device')!, { name: 'edge1', site: id.ams });
-    const core = await factory.create(reg.get('dcim.device')!, { name: 'core1', site: id.fra });
-    const eth0 = await factory.create(reg.get('dcim.interface')!, { device: edge.id, name: 'eth0' });
-    const eth1 = await factory.create(reg.get('dcim.interface')!, { device: edge.id, name: 'eth1' });
-    const xe0 = await factory.create(reg.get('dcim.interface')!, { device: core.id, name: 'xe-0/0/0' });
+    const edge = await factory.create(modelOf('dcim.device'), { name: 'edge1', site: id.ams });
+    const core = await factory.create(modelOf('dcim.device'), { name: 'core1', site: id.fra });
+    const eth0 = await factory.create(modelOf('dcim.interface'), { device: edge.id, name: 'eth0' });
+    const eth1 = await factory.create(modelOf('dcim.interface'), { device: edge.id, name: 'eth1' });
+    const xe0 = await factory.create(modelOf('dcim.interface'), { device: core.id, name: 'xe-0/0/0' });
     const assign = async (key: string, iface: Rep) => {
       const res = await t.api.patch(`${IP}${id[key]}/`).set(t.auth).send({ assigned_object_type: 'dcim.interface', assigned_object_id: iface.id });
       expect({ key, status: res.status }).toEqual({ key, status: 200 });
@@ -449,14 +459,9 @@ describe('device_id and interface filters on IP addresses (near the end: the fac
 describe('MAC addresses (last: it creates objects of other models through the factory)', () => {
   test('mac_address: exact in any notation, ic, n, on every model that has one', async () => {
     // The spec lists mac_address among the filter examples. It lives on interfaces; this runs for each
-    // model that has a MAC field, creating what the model requires first.
-    const models = [...new Set(t.registry.byPath.values())].filter((m) => m.fieldList.some((f) => f.kind === 'mac' && f.name === 'mac_address'));
-    const withMac = [...t.registry.models.values()].filter((m) => m.fieldList.some((f) => f.kind === 'mac'));
-    if (!models.length) {
-      // No model has a MAC address yet: nothing to filter; fail as soon as one appears without this test running.
-      expect(withMac.map((m) => m.label)).toEqual([]);
-      return;
-    }
+    // model whose definition has a mac_address field, creating what the model requires first.
+    const models = defs.listed.filter((m) => m.fields.get('mac_address')?.kind === 'mac');
+    expect(models.map((m) => m.label)).toEqual(['dcim.interface', 'virtualization.vminterface']);
     for (const model of models) {
       const path = `/api/${model.app}/${model.path}/`;
       const a = await factory.create(model, { mac_address: '00:1A:2B:3C:4D:5E' });

@@ -1,12 +1,12 @@
 /**
- * What the derived suite knows about filters, written once per kind of filter, never per model:
- * how to classify a filter of the engine's filter table, which values to query it with (taken from
- * generated objects), and an independent oracle that says which rows each query must return.
+ * What the derived suite knows about filters, written once per kind of filter, never per model: which
+ * filters a model's definition implies and with which lookups (expectedFilters: from the definition
+ * files as written and the rules of docs/filtering.md, never from the engine's filter table), which
+ * values to query each with (taken from generated objects), and an oracle that says which rows each
+ * query must return.
  */
 import type { Filter } from '../../../engine/definitions/generated/model-definition';
-import type { ResolvedField, ResolvedModel } from '../../../engine/definitions/registry-types';
-import type { FilterDef } from '../../../engine/filters/filter-table';
-import { naturalKey } from '../../../engine/filters/relation-filters';
+import { naturalKey, type Field, type Model } from './definitions';
 import { containsOrEquals, formatNet, hostOf, networkOf, parseNet, sameNet, strictlyContains, type Net } from './ip-math';
 import { genericNames, type Rep } from './object-factory';
 
@@ -20,6 +20,8 @@ export type ValueType =
 export interface Family {
   /** Coverage label: the kind of filter this is ("string", "fk _id (tree descendants)", "declared net_contained"...). */
   kind: string;
+  /** The lookups a filter of this kind accepts (exact is the bare name). */
+  lookups: readonly string[];
   valueType: ValueType;
   /** Which generated set of objects provides the sample values: "main", "path:<a.b>" or "net:<field>". */
   set: string;
@@ -27,7 +29,7 @@ export interface Family {
   extract(row: Rep, u: Universe): unknown;
   order?: 'number' | 'date' | 'datetime';
   numeric?: boolean;
-  target?: ResolvedModel;
+  target?: Model;
   descend?: boolean;
   byKey?: boolean;
   /** set: whether repeated values must all be present (tags) or any (m2m). */
@@ -45,10 +47,28 @@ export interface Family {
   /** Models the oracle reads besides the list's own (along declared paths). */
   reads?: string[];
   /** The model of the objects in the family's generated set, when not the list's own (available_on: the objects named). */
-  setOf?: ResolvedModel;
+  setOf?: Model;
   /** available_on: whether the row is usable on the object of `setOf` with this id. */
   availableTo?(row: Rep, id: number, u: Universe): boolean;
+  /** generic-type: a type label to query with when the generated rows hold none. */
+  someType?: string;
 }
+
+/** A filter a definition implies: its name, and what it is (or why the suite cannot test it). */
+export interface ExpectedFilter {
+  name: string;
+  fam: Family | string;
+  /** id, created, last_updated: the same on every model, not derived from a field. */
+  builtin: boolean;
+}
+
+/** The lookups of each kind of value (docs/filtering.md, "Lookups by field kind"). */
+const STRING_LOOKUPS = ['exact', 'n', 'ic', 'nic', 'isw', 'nisw', 'iew', 'niew', 'ie', 'nie', 'empty'] as const;
+const ORDERED_LOOKUPS = ['exact', 'n', 'lt', 'lte', 'gt', 'gte', 'empty'] as const;
+const SET_LOOKUPS = ['exact', 'n', 'empty'] as const;
+/** Relations (ids, natural keys, tags, generic types and ids) and lists of strings: equals, or not. */
+const EQUAL_LOOKUPS = ['exact', 'n'] as const;
+const EXACT_ONLY = ['exact'] as const;
 
 export interface Check {
   lookup: string;
@@ -63,42 +83,43 @@ const choiceValue = (v: unknown): unknown => (v !== null && typeof v === 'object
 const idOf = (v: unknown): number | null => (v !== null && typeof v === 'object' ? ((v as { id: number }).id ?? null) : null);
 
 /** Whether a relation to `target` through `field` also matches the targets' descendants (trees, but not a tree's own parent filter). */
-function descends(field: ResolvedField): boolean {
+function descends(field: Field): boolean {
   const target = field.target!;
   return target.tree && !(target === field.model && field.name === 'parent');
 }
 
-/** The family of a scalar field (also the last field of a declared path), reading values through `read`. */
-function scalarFamily(field: ResolvedField, set: string, read: (row: Rep, u: Universe) => unknown): Family | string {
+/**
+ * The family of a scalar field (also the last field of a declared path), reading values through `read`;
+ * a string when the kind implies no filter the suite knows.
+ */
+function scalarFamily(field: Field, set: string, read: (row: Rep, u: Universe) => unknown): Family | string {
   const base = { set, extract: read };
-  if (field.kind === 'computed') {
-    if (!field.choices) return `computed field ${field.name} without choices`;
-    return { ...base, kind: 'computed choice', valueType: 'choice', numeric: field.choices.numeric, extract: (r, u) => choiceValue(read(r, u)) };
-  }
-  if (field.kind === 'choice') return { ...base, kind: 'choice', valueType: 'choice', numeric: field.choices!.numeric, extract: (r, u) => choiceValue(read(r, u)) };
-  if (field.array) return ['string', 'text', 'slug'].includes(field.kind) ? { ...base, kind: 'array membership', valueType: 'array' } : `array of ${field.kind}`;
+  const choice = (kind: string): Family => ({ ...base, kind, valueType: 'choice', lookups: SET_LOOKUPS, numeric: field.choices!.numeric, extract: (r, u) => choiceValue(read(r, u)) });
+  if (field.array) return ['string', 'text', 'slug'].includes(field.kind) ? { ...base, kind: 'array membership', valueType: 'array', lookups: EQUAL_LOOKUPS } : `array of ${field.kind}`;
+  if (field.kind === 'computed') return field.choices ? choice('computed choice') : `computed field ${field.name} without choices`;
+  if (field.kind === 'choice') return choice('choice');
   switch (field.kind) {
     case 'string':
     case 'text':
     case 'slug':
-      return { ...base, kind: 'string', valueType: 'string' };
+      return { ...base, kind: 'string', valueType: 'string', lookups: STRING_LOOKUPS };
     case 'integer':
     case 'positive_integer':
     case 'decimal':
     case 'float':
-      return { ...base, kind: 'numeric', valueType: 'ordered', order: 'number' };
+      return { ...base, kind: 'numeric', valueType: 'ordered', order: 'number', lookups: ORDERED_LOOKUPS };
     case 'date':
-      return { ...base, kind: 'date', valueType: 'ordered', order: 'date' };
+      return { ...base, kind: 'date', valueType: 'ordered', order: 'date', lookups: ORDERED_LOOKUPS };
     case 'datetime':
-      return { ...base, kind: 'datetime', valueType: 'ordered', order: 'datetime' };
+      return { ...base, kind: 'datetime', valueType: 'ordered', order: 'datetime', lookups: ORDERED_LOOKUPS };
     case 'boolean':
-      return { ...base, kind: 'boolean', valueType: 'boolean' };
+      return { ...base, kind: 'boolean', valueType: 'boolean', lookups: EXACT_ONLY };
     case 'cidr':
-      return { ...base, kind: 'cidr', valueType: 'cidr' };
+      return { ...base, kind: 'cidr', valueType: 'cidr', lookups: SET_LOOKUPS };
     case 'inet':
-      return { ...base, kind: 'inet', valueType: 'inet' };
+      return { ...base, kind: 'inet', valueType: 'inet', lookups: SET_LOOKUPS };
     case 'mac':
-      return { ...base, kind: 'mac', valueType: 'mac' };
+      return { ...base, kind: 'mac', valueType: 'mac', lookups: STRING_LOOKUPS };
     default:
       return `no oracle for a ${field.kind} field`;
   }
@@ -113,16 +134,16 @@ function scalarFamily(field: ResolvedField, set: string, read: (row: Rep, u: Uni
  *   relation named by that key's related_name (terminations: a circuit's terminations). Any number.
  */
 export type Hop =
-  | { kind: 'fk'; field: ResolvedField; target: ResolvedModel }
-  | { kind: 'generic'; field: ResolvedField; target: ResolvedModel; typeLabel: string }
-  | { kind: 'rows'; via: ResolvedField; where: Record<string, unknown>; target: ResolvedModel; children: boolean };
+  | { kind: 'fk'; field: Field; target: Model }
+  | { kind: 'generic'; field: Field; target: Model; typeLabel: string }
+  | { kind: 'rows'; via: Field; where: Record<string, unknown>; target: Model; children: boolean };
 
 /** A declared path: the hops to the model holding the final field, and that field. */
 export interface Route {
   path: string;
   hops: Hop[];
   /** The final field, on the holder (the last hop's target, or the list's own model). */
-  field: ResolvedField;
+  field: Field;
   /** The final step is a generic relation narrowed to one type: the filter is about that relation. */
   narrowed?: Extract<Hop, { kind: 'generic' }>;
   /** A rows hop on the way: a row has any number of holders (none, one, several). */
@@ -132,14 +153,14 @@ export interface Route {
 const STEP = /^([a-z_][a-z0-9_]*)(?:\[([a-z0-9_]+\.[a-z0-9_]+)\])?$/;
 
 /** A generic relation narrowed to a type it may hold. */
-function narrowedHop(field: ResolvedField, typeLabel: string, path: string): Extract<Hop, { kind: 'generic' }> {
+function narrowedHop(field: Field, typeLabel: string, path: string): Extract<Hop, { kind: 'generic' }> {
   const target = field.kind === 'generic_fk' ? field.genericTargets?.find((x) => x.label === typeLabel) : undefined;
   if (!target) throw new Error(`${field.model.label}.${field.name} cannot hold ${typeLabel} (path ${path})`);
   return { kind: 'generic', field, target, typeLabel };
 }
 
 /** The hop a field makes when the path goes on past it. */
-function hopThrough(field: ResolvedField, path: string): Hop {
+function hopThrough(field: Field, path: string): Hop {
   if (field.kind === 'fk') return { kind: 'fk', field, target: field.target! };
   if (field.kind === 'children') {
     const { model, via } = field.children!;
@@ -150,7 +171,7 @@ function hopThrough(field: ResolvedField, path: string): Hop {
 }
 
 /** Resolves a dotted path from the model: site.region, assigned_object[dcim.interface].device, terminations.site. */
-export function routeOf(model: ResolvedModel, path: string): Route {
+export function routeOf(model: Model, path: string): Route {
   const parts = path.match(/[^.[\]]+(?:\[[^\]]*\])?/g) ?? [];
   const hops: Hop[] = [];
   let current = model;
@@ -256,7 +277,7 @@ function isSetOn(route: Route, holder: Rep, u: Universe): boolean {
 }
 
 /** The target a relation route's final field points at, and whether a match takes the target's descendants. */
-function relationEnd(route: Route): { target: ResolvedModel; descend: boolean; qual: string } | string {
+function relationEnd(route: Route): { target: Model; descend: boolean; qual: string } | string {
   const f = route.field;
   if (route.narrowed) return { target: route.narrowed.target, descend: false, qual: 'generic, one type' };
   // A many-to-many link matches the ids it holds, without a tree's descendants.
@@ -282,8 +303,8 @@ function alongPaths(fam: Omit<Family, 'extract' | 'paths'>, paths: NonNullable<F
  * narrowed generic relations, children and reverse relations. A filter matches a row when any value
  * along any of its paths does (see matches), so each path is one entry of Family.paths.
  */
-function classifyDeclared(model: ResolvedModel, def: FilterDef, spec: Filter): Family | string {
-  const paths = Array.isArray(spec.field) ? spec.field : [spec.field ?? def.name];
+function classifyDeclared(model: Model, name: string, spec: Filter): Family | string {
+  const paths = Array.isArray(spec.field) ? spec.field : [spec.field ?? name];
   let routes: Route[];
   try {
     routes = paths.map((p) => routeOf(model, p));
@@ -300,6 +321,7 @@ function classifyDeclared(model: ResolvedModel, def: FilterDef, spec: Filter): F
       return {
         kind: qualified('declared is_set', ends) + how,
         valueType: 'boolean',
+        lookups: EXACT_ONLY,
         set,
         reads,
         extract: (r, u) => routes.some((route) => along(route, r, u, (h) => [h !== null && isSetOn(route, h, u)]).includes(true)),
@@ -312,11 +334,13 @@ function classifyDeclared(model: ResolvedModel, def: FilterDef, spec: Filter): F
       if (bad) return bad;
       const ok = ends as Array<Exclude<(typeof ends)[number], string>>;
       const target = ok[0]!.target;
-      if (ok.some((e) => e.target !== target)) return `the paths of ${def.name} end on relations to different models`;
+      if (ok.some((e) => e.target !== target)) return `the paths of ${name} end on relations to different models`;
+      if (spec.lookup === 'fk_key' && !naturalKey(target)) return `${name}: ${target.label} has no natural key to name its objects by`;
       return alongPaths(
         {
           kind: qualified(`declared ${spec.lookup}`, ok.map((e) => e.qual)) + how,
           valueType: 'relation',
+          lookups: EQUAL_LOOKUPS,
           set,
           reads,
           target,
@@ -332,7 +356,7 @@ function classifyDeclared(model: ResolvedModel, def: FilterDef, spec: Filter): F
       if (bad) return `${bad.path} is not a generic relation`;
       const column = (route: Route) => genericNames(route.field)[spec.lookup === 'generic_type' ? 'type' : 'id'];
       return alongPaths(
-        { kind: `declared ${spec.lookup}${how}`, valueType: spec.lookup === 'generic_type' ? 'generic-type' : 'generic-id', set, reads },
+        { kind: `declared ${spec.lookup}${how}`, valueType: spec.lookup === 'generic_type' ? 'generic-type' : 'generic-id', lookups: EQUAL_LOOKUPS, set, reads, someType: routes[0]!.field.genericTargets?.[0]?.label },
         routes.map((route) => ({ values: (r, u) => along(route, r, u, (h) => [h?.[column(route)] ?? null]) })),
       );
     }
@@ -342,23 +366,30 @@ function classifyDeclared(model: ResolvedModel, def: FilterDef, spec: Filter): F
       const bad = inners.find((x): x is string => typeof x === 'string');
       if (bad) return bad;
       const ok = inners as Family[];
-      if (new Set(ok.map((x) => x.kind)).size > 1) return `the paths of ${def.name} end on fields of different kinds`;
+      if (new Set(ok.map((x) => x.kind)).size > 1) return `the paths of ${name} end on fields of different kinds`;
+      if (routes.length > 1) return `${name}: a field filter over several paths, whose lookups the suite does not know`;
+      // Through rows a row has several values, and "empty" is not one of them (docs/model-authors.md, filters).
+      const lookups = routes[0]!.multi ? ok[0]!.lookups.filter((l) => l !== 'empty') : ok[0]!.lookups;
       return alongPaths(
-        { ...ok[0]!, kind: `declared field (${ok[0]!.kind})${how}`, reads },
+        { ...ok[0]!, kind: `declared field (${ok[0]!.kind})${how}`, lookups, reads },
         routes.map((route, i) => ({ values: (r, u) => along(route, r, u, (h) => [h ? ok[i]!.extract(h, u) : null]) })),
       );
     }
   }
   if (spec.lookup.startsWith('net_')) {
     if (routes.length > 1 || routes[0]!.hops.length) return `${spec.lookup} on ${paths.join(', ')}: the suite generates networks for a field of the model itself`;
-    const name = routes[0]!.field.name;
-    return { kind: `declared ${spec.lookup}`, valueType: 'net', set: `net:${name}`, reads, extract: (r) => r[name] ?? null, netLookup: spec.lookup, netValue: def.kind };
+    const field = routes[0]!.field.name;
+    // How the value is read ("value"), else what the lookup compares with: a mask length, an address, a network.
+    const netValue = spec.value ?? (spec.lookup === 'net_mask_length' ? 'integer' : spec.lookup === 'net_contains_or_equals' ? 'inet' : 'cidr');
+    // A mask length also takes the extra suffixes the definition lists; the containment lookups only equal.
+    const lookups = spec.lookup === 'net_mask_length' ? ['exact', ...(spec.lookups ?? [])] : EXACT_ONLY;
+    return { kind: `declared ${spec.lookup}`, valueType: 'net', lookups, set: `net:${field}`, reads, extract: (r) => r[field] ?? null, netLookup: spec.lookup, netValue };
   }
   return `no oracle for declared lookup ${spec.lookup}`;
 }
 
 /** An object and, in a tree, its ancestors. */
-function lineage(target: ResolvedModel, id: number, u: Universe): Set<number> {
+function lineage(target: Model, id: number, u: Universe): Set<number> {
   const out = new Set<number>();
   for (let at: number | null = id; at !== null && !out.has(at); at = idOf(u.get(target.label)!.get(at)?.parent ?? null)) {
     out.add(at);
@@ -384,7 +415,7 @@ function pointerOf(route: Route, holder: Rep | null): { type: string; id: number
  * one of its `match` paths points at what the object reaches along the paired paths (`self`: the
  * object), or at an ancestor of it in a tree; or when every `unscoped` path of the row is unset.
  */
-function classifyAvailableOn(model: ResolvedModel, def: FilterDef, spec: Filter): Family | string {
+function classifyAvailableOn(model: Model, name: string, spec: Filter): Family | string {
   const of = model.modelByLabel(spec.of ?? '');
   if (!of) return `available_on names no model (${spec.of ?? ''})`;
   let terms: Array<{ row: Route; object?: Route }>;
@@ -395,7 +426,7 @@ function classifyAvailableOn(model: ResolvedModel, def: FilterDef, spec: Filter)
   } catch (e) {
     return (e as Error).message;
   }
-  const reached = (route: Route | undefined, o: Rep, u: Universe): { target: ResolvedModel; id: number } | null => {
+  const reached = (route: Route | undefined, o: Rep, u: Universe): { target: Model; id: number } | null => {
     if (!route) return { target: of, id: o.id as number };
     const id = along(route, o, u, (h) => [h ? idOf(h[route.field.name]) : null])[0] as number | null;
     return id === null || id === undefined ? null : { target: route.field.target!, id };
@@ -404,7 +435,8 @@ function classifyAvailableOn(model: ResolvedModel, def: FilterDef, spec: Filter)
   return {
     kind: 'declared available_on',
     valueType: 'available-on',
-    set: `available:${def.name}`,
+    lookups: EXACT_ONLY,
+    set: `available:${name}`,
     setOf: of,
     reads: [...new Set([of.label, ...routes.flatMap(routeModels)])],
     extract: (r) => r.id,
@@ -426,47 +458,83 @@ function classifyAvailableOn(model: ResolvedModel, def: FilterDef, spec: Filter)
   };
 }
 
-/** A filter of the engine's table -> its family, or why the suite cannot test it (the test then fails). */
-export function classify(model: ResolvedModel, def: FilterDef): Family | string {
-  const spec: Filter | undefined = model.def.filters?.[def.name];
-  if (spec?.lookup === 'available_on') return classifyAvailableOn(model, def, spec);
-  if (spec) return classifyDeclared(model, def, spec);
-  if (!def.field) {
-    if (def.name === 'id') return { kind: 'id', valueType: 'ordered', order: 'number', set: 'main', extract: (r) => r.id };
-    if (def.name === 'created' || def.name === 'last_updated') {
-      const order = def.name === 'created' && model.timestamps === 'date' ? 'date' : 'datetime';
-      return { kind: def.name, valueType: 'ordered', order, set: 'main', extract: (r) => r[def.name] ?? null };
-    }
-    return `filter ${def.name} belongs to no field`;
-  }
-  const field = def.field;
+/** The family of a declared filter ("filters" in a definition). */
+function classifySpec(model: Model, name: string, spec: Filter): Family | string {
+  return spec.lookup === 'available_on' ? classifyAvailableOn(model, name, spec) : classifyDeclared(model, name, spec);
+}
+
+/** The filters of one field, by the rules of docs/filtering.md; none for kinds that have no filter. */
+function fieldFilters(model: Model, field: Field): ExpectedFilter[] {
+  const own = (name: string, fam: Family | string): ExpectedFilter => ({ name, fam, builtin: false });
   switch (field.kind) {
     case 'fk': {
-      const byKey = def.name === field.name;
-      if (!byKey && def.name !== `${field.name}_id`) return `fk filter ${def.name} is neither ${field.name}_id nor ${field.name}`;
-      const tree = descends(field) ? ' (tree descendants)' : field.target!.tree ? ' (tree parent, direct)' : '';
-      return { kind: `fk ${byKey ? 'natural key' : '_id'}${tree}`, valueType: 'relation', set: 'main', extract: (r) => idOf(r[field.name]), target: field.target!, descend: descends(field), byKey };
+      // <name>_id by id, <name> by the target's natural key when it has one; a tree's own parent is direct.
+      const target = field.target!;
+      const tree = descends(field) ? ' (tree descendants)' : target.tree ? ' (tree parent, direct)' : '';
+      const fam = (byKey: boolean): Family => ({ kind: `fk ${byKey ? 'natural key' : '_id'}${tree}`, valueType: 'relation', lookups: EQUAL_LOOKUPS, set: 'main', extract: (r) => idOf(r[field.name]), target, descend: descends(field), byKey });
+      return [own(`${field.name}_id`, fam(false)), ...(naturalKey(target) ? [own(field.name, fam(true))] : [])];
     }
     case 'm2m': {
-      const byKey = def.name === field.name;
-      return { kind: `m2m ${byKey ? 'natural key' : '_id'}`, valueType: 'set', set: 'main', extract: (r) => (r[field.name] as Rep[]).map((x) => x.id), target: field.target!, byKey, all: false };
+      const target = field.target!;
+      const fam = (byKey: boolean): Family => ({ kind: `m2m ${byKey ? 'natural key' : '_id'}`, valueType: 'set', lookups: EQUAL_LOOKUPS, set: 'main', extract: (r) => (r[field.name] as Rep[]).map((x) => x.id), target, byKey, all: false });
+      return [own(`${field.name}_id`, fam(false)), ...(naturalKey(target) ? [own(field.name, fam(true))] : [])];
     }
     case 'tags':
-      return { kind: 'tags', valueType: 'set', set: 'main', extract: (r) => (r[field.name] as Rep[]).map((x) => x.id), target: field.target!, byKey: true, all: true };
+      // tag=<slug>: repeated tags must all be present (docs/filtering.md, tags).
+      return [own('tag', { kind: 'tags', valueType: 'set', lookups: EQUAL_LOOKUPS, set: 'main', extract: (r) => (r[field.name] as Rep[]).map((x) => x.id), target: field.target!, byKey: true, all: true })];
     case 'generic_fk': {
       const g = genericNames(field);
-      if (def.name === g.type) return { kind: 'generic _type', valueType: 'generic-type', set: 'main', extract: (r) => r[g.type] ?? null };
-      if (def.name === g.id) return { kind: 'generic _id', valueType: 'generic-id', set: 'main', extract: (r) => r[g.id] ?? null };
-      return `generic filter ${def.name}`;
+      return [
+        own(g.type, { kind: 'generic _type', valueType: 'generic-type', lookups: EQUAL_LOOKUPS, set: 'main', extract: (r) => r[g.type] ?? null, someType: field.genericTargets?.[0]?.label }),
+        own(g.id, { kind: 'generic _id', valueType: 'generic-id', lookups: EQUAL_LOOKUPS, set: 'main', extract: (r) => r[g.id] ?? null }),
+      ];
     }
+    case 'computed':
+      // Filterable when the definition gives it a choice set and a SQL name over a stored field (docs/model-authors.md).
+      return field.choices && field.def.sql && model.fields.get(field.def.from?.[0] ?? '')?.column ? [own(field.name, scalarFamily(field, 'main', (r) => r[field.name] ?? null))] : [];
     default:
-      return scalarFamily(field, 'main', (r) => (field.name in r ? r[field.name] : null));
+      // Secrets (write-only) are never filters; kinds without a column of their own have none; a list
+      // filters by membership only when it is a list of strings (docs/filtering.md).
+      if (!field.column || field.writeOnly || field.kind === 'json' || field.kind === 'custom_fields') return [];
+      if (field.array && !['string', 'text', 'slug'].includes(field.kind)) return [];
+      // A secret matches by the whole value only (docs/filtering.md, secrets).
+      if (field.def.secret) {
+        const fam = scalarFamily(field, 'main', (r) => (field.name in r ? r[field.name] : null));
+        return [own(field.name, typeof fam === 'string' ? fam : { ...fam, lookups: ['exact'] })];
+      }
+      return [own(field.name, scalarFamily(field, 'main', (r) => (field.name in r ? r[field.name] : null)))];
   }
+}
+
+/**
+ * Every filter a model's list must accept, from its definition as written: id, created and
+ * last_updated (when it has timestamps), each field's filters by kind, then the declared filters, a
+ * declared one replacing a field's of the same name.
+ */
+export function expectedFilters(model: Model): ExpectedFilter[] {
+  const out = new Map<string, ExpectedFilter>();
+  const add = (f: ExpectedFilter) => out.set(f.name, f);
+  add({ name: 'id', fam: { kind: 'id', valueType: 'ordered', order: 'number', lookups: ORDERED_LOOKUPS, set: 'main', extract: (r) => r.id }, builtin: true });
+  if (model.timestamps !== false) {
+    // created compares as the API shows it: a date on most models, a timestamp where the definition says so.
+    for (const name of ['created', 'last_updated'] as const) {
+      const order = name === 'created' && model.timestamps === 'date' ? 'date' : 'datetime';
+      add({ name, fam: { kind: name, valueType: 'ordered', order, lookups: ORDERED_LOOKUPS, set: 'main', extract: (r) => r[name] ?? null }, builtin: true });
+    }
+  }
+  for (const field of model.fieldList) for (const f of fieldFilters(model, field)) add(f);
+  for (const [name, spec] of Object.entries(model.def.filters ?? {})) add({ name, fam: classifySpec(model, name, spec), builtin: false });
+  return [...out.values()];
+}
+
+/** The lookups of an expected filter (none when the suite could not classify it). */
+export function lookupsOf(f: ExpectedFilter): readonly string[] {
+  return typeof f.fam === 'string' ? [] : f.fam.lookups;
 }
 
 const swapCase = (s: string) => [...s].map((c) => (c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase())).join('');
 
-function keyOf(target: ResolvedModel, id: number, u: Universe): string {
+function keyOf(target: Model, id: number, u: Universe): string {
   const key = naturalKey(target);
   if (!key) throw new Error(`${target.label} has no natural key`);
   const v = u.get(target.label)!.get(id)?.[key.name];
@@ -474,13 +542,13 @@ function keyOf(target: ResolvedModel, id: number, u: Universe): string {
   return String(v);
 }
 
-function idOfKey(target: ResolvedModel, key: string, u: Universe): number | undefined {
+function idOfKey(target: Model, key: string, u: Universe): number | undefined {
   const k = naturalKey(target)!;
   for (const row of u.get(target.label)!.values()) if (String(row[k.name]) === key) return row.id;
   return undefined;
 }
 
-function descendantsOf(target: ResolvedModel, ids: number[], u: Universe): Set<number> {
+function descendantsOf(target: Model, ids: number[], u: Universe): Set<number> {
   const out = new Set(ids);
   const rows = [...u.get(target.label)!.values()];
   let grew = true;
@@ -506,11 +574,11 @@ function required<T>(v: T | null | undefined, what: string): T {
  * The queries to run for one filter, with values taken from the generated set (A, B, C[, D]).
  * Every lookup the filter accepts gets at least one; a lookup without a generator is an error.
  */
-export function checksFor(fam: Family, def: FilterDef, set: Rep[], u: Universe, lookups: readonly string[] = def.lookups, thin = false): Check[] {
+export function checksFor(fam: Family, name: string, set: Rep[], u: Universe, lookups: readonly string[] = fam.lookups, thin = false): Check[] {
   const [A, B] = set as [Rep, Rep];
   const a = fam.extract(A, u);
   const b = fam.extract(B, u);
-  const what = `${def.name} of the generated objects`;
+  const what = `${name} of the generated objects`;
   const per: Record<string, string[][]> = {};
   const s = (x: unknown) => String(required(x, what));
   switch (fam.valueType) {
@@ -596,7 +664,7 @@ export function checksFor(fam: Family, def: FilterDef, set: Rep[], u: Universe, 
     }
     case 'generic-type': {
       // With no target type defined yet every row is unset; any defined type is still a valid value.
-      const av = (a as string | null) ?? def.field!.model.label;
+      const av = (a as string | null) ?? required(fam.someType, `a type to query ${name} with`);
       const bv = (b as string | null) ?? av;
       Object.assign(per, { exact: [[av], [av, bv]], n: [[av]] });
       break;
@@ -632,17 +700,17 @@ export function checksFor(fam: Family, def: FilterDef, set: Rep[], u: Universe, 
   const checks: Check[] = [];
   for (const lookup of lookups) {
     const values = per[lookup];
-    if (!values) throw new Error(`no generated query for lookup ${lookup} of ${fam.kind} filter ${def.name}`);
+    if (!values) throw new Error(`no generated query for lookup ${lookup} of ${fam.kind} filter ${name}`);
     for (const v of thin ? values.slice(0, 1) : values) checks.push({ lookup, values: v });
   }
   return checks;
 }
 
 /** Known filters given values they cannot take: each must be a 400 naming the parameter. */
-export function invalidChecks(fam: Family, def: FilterDef): Check[] {
+export function invalidChecks(fam: Family): Check[] {
   const out: Check[] = [];
   const add = (lookup: string, value: string) => {
-    if (def.lookups.includes(lookup)) out.push({ lookup, values: [value] });
+    if (fam.lookups.includes(lookup)) out.push({ lookup, values: [value] });
   };
   switch (fam.valueType) {
     case 'string':

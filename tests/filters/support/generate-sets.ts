@@ -1,9 +1,9 @@
 import type { Filter } from '../../../engine/definitions/generated/model-definition';
-import type { ResolvedField, ResolvedModel } from '../../../engine/definitions/registry-types';
 import { quoteIdent } from '../../../engine/storage/identifiers';
 import type { TestApp } from '../../support/test-app';
 import { routeOf, type Family, type Hop, type Route } from './filter-plan';
-import { genericNames, ObjectFactory, scalarValue, urlOf, writtenFields, type Rep } from './object-factory';
+import { urlOf, type Field, type Model } from './definitions';
+import { genericNames, ObjectFactory, scalarValue, writtenFields, type Rep } from './object-factory';
 
 const VARIANTS = ['A', 'B', 'C'] as const;
 type V = (typeof VARIANTS)[number];
@@ -16,8 +16,7 @@ export const STAMPS: Record<'A' | 'B', string> = { A: '2020-01-02T03:04:05Z', B:
  * child of T1 in a tree) and null (or a third target when required); tags/m2m are [t1, t2], [t1], [];
  * generic relations point at objects of the first two allowed types, C at nothing.
  */
-async function mainSet(f: ObjectFactory, model: ResolvedModel): Promise<number[]> {
-  const u: Record<V, number> = { A: f.uniq(), B: f.uniq(), C: f.uniq() };
+async function mainSet(f: ObjectFactory, model: Model): Promise<number[]> {
   const over: Record<V, Record<string, unknown>> = { A: {}, B: {}, C: {} };
   for (const field of writtenFields(model)) {
     const name = field.name;
@@ -41,8 +40,10 @@ async function mainSet(f: ObjectFactory, model: ResolvedModel): Promise<number[]
         over[v][g.id] = (await f.targets(target))[VARIANTS.indexOf(v)].id;
       }
     } else {
+      // Each field its own numbers, so that no two fields of an object hold the same text (a name
+      // filter that read the slug column would otherwise go unseen).
       for (const v of VARIANTS) {
-        const value = scalarValue(field, field.kind === 'password' ? 'base' : v, u[v]);
+        const value = scalarValue(field, field.kind === 'password' ? 'base' : v, f.uniq());
         if (value !== undefined) over[v][name] = value;
       }
     }
@@ -63,7 +64,7 @@ async function mainSet(f: ObjectFactory, model: ResolvedModel): Promise<number[]
 }
 
 /** What to write for a relation to point at `id` (null: unset): the fk, or the generic pair of `label`. */
-function pointAt(field: ResolvedField, id: number | null, label?: string): Record<string, unknown> {
+function pointAt(field: Field, id: number | null, label?: string): Record<string, unknown> {
   if (field.kind !== 'generic_fk') return { [field.name]: id };
   const g = genericNames(field);
   return id === null ? { [g.type]: null, [g.id]: null } : { [g.type]: label, [g.id]: id };
@@ -134,7 +135,7 @@ function childValues(f: ObjectFactory, hop: Extract<Hop, { kind: 'rows' }>, pare
  * hop there is one holder (the first ending); at a rows hop the object gets one child row per ending,
  * each going on to its own holder (none: an object without rows). `own` goes into the object itself.
  */
-async function reach(f: ObjectFactory, model: ResolvedModel, hops: Hop[], ends: Ending[], own: Record<string, unknown> = {}): Promise<Rep> {
+async function reach(f: ObjectFactory, model: Model, hops: Hop[], ends: Ending[], own: Record<string, unknown> = {}): Promise<Rep> {
   const [hop, ...rest] = hops;
   if (!hop) {
     const holder = await f.createForFilters(model, { ...own, ...ends[0]!.values });
@@ -157,7 +158,7 @@ async function reach(f: ObjectFactory, model: ResolvedModel, hops: Hop[], ends: 
  * rows. E, through rows, reaches two holders, ending as A and as C, so "any holder" and "no holder"
  * differ from "every holder".
  */
-async function routeSet(f: ObjectFactory, model: ResolvedModel, route: Route): Promise<number[]> {
+async function routeSet(f: ObjectFactory, model: Model, route: Route): Promise<number[]> {
   const ends = await endings(f, route);
   const ids: number[] = [];
   for (const v of VARIANTS) ids.push((await reach(f, model, route.hops, [ends[v]])).id as number);
@@ -169,7 +170,7 @@ async function routeSet(f: ObjectFactory, model: ResolvedModel, route: Route): P
 }
 
 /** A set for a declared filter: each of its paths' sets in turn (A and B of the first path first). */
-async function pathSet(f: ObjectFactory, model: ResolvedModel, paths: string[]): Promise<number[]> {
+async function pathSet(f: ObjectFactory, model: Model, paths: string[]): Promise<number[]> {
   const ids: number[] = [];
   for (const path of paths) ids.push(...(await routeSet(f, model, routeOf(model, path))));
   return ids;
@@ -180,7 +181,7 @@ async function pathSet(f: ObjectFactory, model: ResolvedModel, paths: string[]):
  * fresh objects all the way, a tree's under its T1 so that it has an ancestor. The links are written
  * directly, past the checks tying them together (a device's rack on its site): only filters are tested.
  */
-async function reachingEverything(f: ObjectFactory, model: ResolvedModel, paths: string[]): Promise<Rep> {
+async function reachingEverything(f: ObjectFactory, model: Model, paths: string[]): Promise<Rep> {
   const byFirst = new Map<string, string[]>();
   for (const p of paths) {
     const [head, ...rest] = p.split('.');
@@ -198,14 +199,14 @@ async function reachingEverything(f: ObjectFactory, model: ResolvedModel, paths:
 }
 
 /** An object read through the API. */
-async function fetchRep(f: ObjectFactory, model: ResolvedModel, id: number): Promise<Rep> {
+async function fetchRep(f: ObjectFactory, model: Model, id: number): Promise<Rep> {
   const res = await f.t.api.get(`${urlOf(model)}${id}/`).set(f.t.auth);
   if (res.status !== 200) throw new Error(`reading ${model.label} ${id}: ${res.status}`);
   return res.body as Rep;
 }
 
 /** What an object reaches along a path of foreign keys ('self': itself), read through the API; null when unset. */
-async function reachedAlong(f: ObjectFactory, model: ResolvedModel, id: number, path: string): Promise<{ target: ResolvedModel; id: number } | null> {
+async function reachedAlong(f: ObjectFactory, model: Model, id: number, path: string): Promise<{ target: Model; id: number } | null> {
   if (path === 'self') return { target: model, id };
   let at = { target: model, id };
   for (const name of path.split('.')) {
@@ -223,7 +224,7 @@ async function reachedAlong(f: ObjectFactory, model: ResolvedModel, id: number, 
  * each `match` path, at what the first reaches, and in a tree at its parent (an ancestor: usable) and
  * at a new child (a descendant: not).
  */
-async function availableSet(f: ObjectFactory, model: ResolvedModel, spec: Filter): Promise<number[]> {
+async function availableSet(f: ObjectFactory, model: Model, spec: Filter): Promise<number[]> {
   const of = model.modelByLabel(spec.of!)!;
   const match = Object.entries(spec.match ?? {});
   const everywhere = await reachingEverything(f, of, [...new Set(match.flatMap(([, ops]) => ops))].filter((p) => p !== 'self'));
@@ -246,7 +247,7 @@ async function availableSet(f: ObjectFactory, model: ResolvedModel, spec: Filter
 }
 
 /** A set for declared network filters on a field: nested IPv4 networks (or addresses) and one IPv6. */
-async function netSet(f: ObjectFactory, model: ResolvedModel, fieldName: string): Promise<number[]> {
+async function netSet(f: ObjectFactory, model: Model, fieldName: string): Promise<number[]> {
   const field = model.fields.get(fieldName)!;
   const u = f.uniq();
   const o = 20 + (u % 200);
@@ -260,7 +261,7 @@ async function netSet(f: ObjectFactory, model: ResolvedModel, fieldName: string)
 }
 
 /** Every set the model's filters sample from, keyed as Family.set; ids in order A, B, C[, D]. */
-export async function generateSets(t: TestApp, f: ObjectFactory, model: ResolvedModel, families: Family[]): Promise<Map<string, number[]>> {
+export async function generateSets(t: TestApp, f: ObjectFactory, model: Model, families: Family[]): Promise<Map<string, number[]>> {
   const sets = new Map<string, number[]>();
   const main = await mainSet(f, model);
   sets.set('main', main);

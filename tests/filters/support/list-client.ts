@@ -1,6 +1,6 @@
-import type { ResolvedModel } from '../../../engine/definitions/registry-types';
 import type { TestApp } from '../../support/test-app';
-import { urlOf, type Rep } from './object-factory';
+import { urlOf, type Definitions, type Model } from './definitions';
+import type { Rep } from './object-factory';
 import type { Universe } from './filter-plan';
 
 export type Query = Array<[string, string]>;
@@ -19,7 +19,7 @@ export interface ListResult {
 }
 
 /** GET a list endpoint with the query (plus limit=1000 unless given); raw query text may be appended. */
-export async function list(t: TestApp, model: ResolvedModel, query: Query, opts: { raw?: string; brief?: boolean } = {}): Promise<ListResult> {
+export async function list(t: TestApp, model: Model, query: Query, opts: { raw?: string; brief?: boolean } = {}): Promise<ListResult> {
   const extra: Query = [];
   if (!query.some(([k]) => k === 'limit')) extra.push(['limit', '1000']);
   if (opts.brief) extra.push(['brief', '1']);
@@ -37,9 +37,9 @@ export const byNumber = (a: number, b: number) => a - b;
 export const sorted = (ids: number[]) => [...ids].sort(byNumber);
 
 /** Every row of the models named (default: every model with a list endpoint), read through the API. */
-export async function fetchUniverse(t: TestApp, labels?: Set<string>): Promise<Universe> {
+export async function fetchUniverse(t: TestApp, defs: Definitions, labels?: Set<string>): Promise<Universe> {
   const u: Universe = new Map();
-  for (const model of new Set(t.registry.byPath.values())) {
+  for (const model of defs.listed) {
     if (labels && !labels.has(model.label)) continue;
     const r = await list(t, model, []);
     if (r.status !== 200) throw new Error(`listing ${model.label}: ${r.status} ${JSON.stringify(r.body)}`);
@@ -55,12 +55,12 @@ export async function fetchUniverse(t: TestApp, labels?: Set<string>): Promise<U
 export class UniverseCache {
   private readonly u: Universe = new Map();
 
-  constructor(private readonly t: TestApp, private readonly dirty: Set<string>) {}
+  constructor(private readonly t: TestApp, private readonly defs: Definitions, private readonly dirty: Set<string>) {}
 
   async get(labels: Set<string>): Promise<Universe> {
     const stale = new Set([...labels].filter((l) => !this.u.has(l) || this.dirty.has(l)));
     if (stale.size) {
-      const fresh = await fetchUniverse(this.t, stale);
+      const fresh = await fetchUniverse(this.t, this.defs, stale);
       for (const [label, rows] of fresh) {
         this.u.set(label, rows);
         this.dirty.delete(label);

@@ -1,7 +1,6 @@
-import type { ResolvedField, ResolvedModel } from '../../../engine/definitions/registry-types';
-import { naturalKey } from '../../../engine/filters/relation-filters';
 import { quoteIdent } from '../../../engine/storage/identifiers';
 import type { TestApp } from '../../support/test-app';
+import { naturalKey, typeLabelsFor, urlOf, type Definitions, type Field, type Model } from './definitions';
 
 /** An object as the API returns it (full representation). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -20,22 +19,17 @@ const HEADS: Record<Variant, [string, string]> = { A: ['Ab', 'cD'], B: ['cD', 'A
 /** Kinds that hold no value a create can set (or that no filter reads). */
 const NOT_WRITTEN = new Set(['computed', 'count', 'json', 'custom_fields']);
 
-export function urlOf(model: ResolvedModel): string {
-  return `/api/${model.app}/${model.path}/`;
-}
-
 /** The two names of a generic relation, as written, read and filtered (`scope_type`/`scope_id`, or as the definition names them). */
-export function genericNames(field: ResolvedField): { type: string; id: string } {
-  const f = field as ResolvedField & { typeColumn?: string; idColumn?: string };
-  return { type: f.typeColumn ?? `${field.name}_type`, id: f.idColumn ?? `${field.name}_id` };
+export function genericNames(field: Field): { type: string; id: string } {
+  return { type: field.typeColumn ?? `${field.name}_type`, id: field.idColumn ?? `${field.name}_id` };
 }
 
 /** Fields a create sends: writable, stored in a column of their own or linked (tags, m2m, generic). */
-export function writtenFields(model: ResolvedModel): ResolvedField[] {
+export function writtenFields(model: Model): Field[] {
   return model.fieldList.filter((f) => !f.readOnly && !NOT_WRITTEN.has(f.kind) && (f.column !== null || ['tags', 'm2m', 'generic_fk'].includes(f.kind)));
 }
 
-function maxLengthOf(field: ResolvedField): number {
+function maxLengthOf(field: Field): number {
   if (field.kind === 'slug') return field.def.max_length ?? 100;
   return field.def.max_length ?? 200;
 }
@@ -44,7 +38,7 @@ function maxLengthOf(field: ResolvedField): number {
  * A string for a field that fits its pattern and length: tries the value as is, lower-cased, padded
  * to the full length with hex digits, and with an '@' (e-mail shapes), in that order.
  */
-export function fitString(field: ResolvedField, variant: Variant, u: number): string {
+export function fitString(field: Field, variant: Variant, u: number): string {
   const [head, tail] = HEADS[variant];
   const max = maxLengthOf(field);
   const pattern = field.kind === 'slug' ? SLUG_PATTERN : field.def.pattern;
@@ -78,7 +72,7 @@ const hex2 = (n: number) => (n & 255).toString(16).padStart(2, '0');
  * A value of a scalar field for a variant. u makes values unique (unique constraints, and every
  * generated set its own addresses). Returns undefined when the field keeps its default.
  */
-export function scalarValue(field: ResolvedField, variant: Variant, u: number): unknown {
+export function scalarValue(field: Field, variant: Variant, u: number): unknown {
   const f = field.def;
   const unset = (): unknown => {
     if (field.array) return field.required ? undefined : [];
@@ -95,6 +89,11 @@ export function scalarValue(field: ResolvedField, variant: Variant, u: number): 
   const one = (): unknown => {
     const hi = (u >> 8) & 255;
     const lo = u & 255;
+    if (f.names_type) {
+      // A type label: a different one per variant, so the filters can tell them apart.
+      const labels = typeLabelsFor(field);
+      return labels[({ A: 0, B: 1, C: 2, base: 3 }[variant] + u) % labels.length];
+    }
     switch (field.kind) {
       case 'string':
       case 'text':
@@ -120,7 +119,7 @@ export function scalarValue(field: ResolvedField, variant: Variant, u: number): 
       case 'datetime':
         return { A: '2021-02-03T04:05:06.000000Z', B: '2022-04-05T06:07:08.000000Z', C: '2023-06-07T08:09:10.000000Z', base: '2020-05-05T05:05:05.000000Z' }[variant];
       case 'choice': {
-        const e = field.choices!.entries.map((x) => x.value);
+        const e = field.choices!.values;
         return { A: e[0], B: e[1] ?? e[0], C: e[2] ?? e[0], base: e[0] }[variant];
       }
       case 'cidr':
@@ -141,7 +140,7 @@ export function scalarValue(field: ResolvedField, variant: Variant, u: number): 
 export class ObjectFactory {
   private counter = 0;
 
-  constructor(readonly t: TestApp) {}
+  constructor(readonly t: TestApp, readonly defs: Definitions) {}
 
   uniq(): number {
     return ++this.counter;
@@ -150,7 +149,7 @@ export class ObjectFactory {
   /** Labels of the models whose rows changed since the caller last cleared this (see list-client's Universe cache). */
   readonly dirty = new Set<string>();
 
-  async post(model: ResolvedModel, body: Record<string, unknown>): Promise<Rep> {
+  async post(model: Model, body: Record<string, unknown>): Promise<Rep> {
     const res = await this.t.api.post(urlOf(model)).set(this.t.auth).send(body);
     if (res.status !== 201) throw new Error(`creating ${model.label} ${JSON.stringify(body)}: ${res.status} ${JSON.stringify(res.body)}`);
     this.dirty.add(model.label);
@@ -158,12 +157,12 @@ export class ObjectFactory {
   }
 
   /** The models a generic relation may point at that exist, in definition order. */
-  genericTargets(field: ResolvedField): ResolvedModel[] {
+  genericTargets(field: Field): Model[] {
     return field.genericTargets ?? [];
   }
 
   /** A create body: valid values for what a create needs, then the overrides. */
-  async body(model: ResolvedModel, overrides: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
+  async body(model: Model, overrides: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
     const body: Record<string, unknown> = {};
     const u = this.uniq();
     for (const field of model.fieldList) {
@@ -180,7 +179,8 @@ export class ObjectFactory {
         body[genericNames(field).id] = (await this.targets(target))[0].id;
       } else if (field.kind === 'tags' || field.kind === 'm2m') body[field.name] = [];
       else if (field.kind === 'json') body[field.name] = field.array ? [] : {};
-      else body[field.name] = scalarValue(field, 'base', u);
+      // Its own number per field: a name and a slug never hold the same text (see mainSet).
+      else body[field.name] = scalarValue(field, 'base', this.uniq());
     }
     await this.fillAnyOf(model, body, overrides, u);
     return { ...body, ...overrides };
@@ -190,13 +190,13 @@ export class ObjectFactory {
    * A check wanting one of several optional fields set (a circuit termination's site or provider
    * network): when none is, the first the overrides leave alone gets a value (a relation its T1).
    */
-  private async fillAnyOf(model: ResolvedModel, body: Record<string, unknown>, overrides: Record<string, unknown>, u: number): Promise<void> {
+  private async fillAnyOf(model: Model, body: Record<string, unknown>, overrides: Record<string, unknown>, u: number): Promise<void> {
     const isSet = (name: string) => {
       const v = name in overrides ? overrides[name] : body[name];
       return v !== null && v !== undefined;
     };
     for (const check of model.def.checks ?? []) {
-      const fields = (check.any_of ?? []).map((name) => model.fields.get(name)).filter((f): f is ResolvedField => !!f && !f.readOnly);
+      const fields = (check.any_of ?? []).map((name) => model.fields.get(name)).filter((f): f is Field => !!f && !f.readOnly);
       if (!fields.length || fields.some((f) => isSet(f.name))) continue;
       const free = fields.find((f) => !(f.name in overrides) && f.column);
       if (!free) continue;
@@ -204,7 +204,7 @@ export class ObjectFactory {
     }
   }
 
-  async create(model: ResolvedModel, overrides: Record<string, unknown> = {}): Promise<Rep> {
+  async create(model: Model, overrides: Record<string, unknown> = {}): Promise<Rep> {
     return this.post(model, await this.body(model, overrides));
   }
 
@@ -215,7 +215,7 @@ export class ObjectFactory {
    * left out, is left out of the create and then written to the row directly. Only filtering is under
    * test here: the filters read columns, whatever rule put the values there.
    */
-  async createForFilters(model: ResolvedModel, overrides: Record<string, unknown>): Promise<Rep> {
+  async createForFilters(model: Model, overrides: Record<string, unknown>): Promise<Rep> {
     const { body, held } = await this.holdBack(model, await this.body(model, overrides));
     const created = await this.createRetrying(model, overrides, body);
     await this.writeDirectly(model, created.id as number, held);
@@ -227,7 +227,7 @@ export class ObjectFactory {
    * one of a circuit termination's site and provider network (the first set stays in the create); none
    * of them (the first gets a value the check accepts, and its null is written after).
    */
-  private async holdBack(model: ResolvedModel, all: Record<string, unknown>): Promise<{ body: Record<string, unknown>; held: Record<string, unknown> }> {
+  private async holdBack(model: Model, all: Record<string, unknown>): Promise<{ body: Record<string, unknown>; held: Record<string, unknown> }> {
     const body = { ...all };
     const held: Record<string, unknown> = {};
     const isSet = (name: string) => body[name] !== null && body[name] !== undefined;
@@ -237,7 +237,7 @@ export class ObjectFactory {
         held[name] = body[name];
         delete body[name];
       }
-      const anyOf = (check.any_of ?? []).map((name) => model.fields.get(name)).filter((f): f is ResolvedField => !!f?.column && !f.readOnly);
+      const anyOf = (check.any_of ?? []).map((name) => model.fields.get(name)).filter((f): f is Field => !!f?.column && !f.readOnly);
       if (anyOf.length && !anyOf.some((f) => isSet(f.name))) {
         const f = anyOf[0]!;
         held[f.name] = body[f.name] ?? null;
@@ -248,7 +248,7 @@ export class ObjectFactory {
   }
 
   /** createForFilters without its held-back values: the create, a retry with fresh targets, then without what is still refused. */
-  private async createRetrying(model: ResolvedModel, overrides: Record<string, unknown>, body: Record<string, unknown>): Promise<Rep> {
+  private async createRetrying(model: Model, overrides: Record<string, unknown>, body: Record<string, unknown>): Promise<Rep> {
     const first = await this.t.api.post(urlOf(model)).set(this.t.auth).send(body);
     if (first.status === 201) {
       this.dirty.add(model.label);
@@ -259,14 +259,14 @@ export class ObjectFactory {
     const refused = this.refusedFields(model, errors);
     if (!refused.length || 'non_field_errors' in errors) {
       // Not a field's fault (a unique set of fields): give the relations this body filled in itself fresh targets.
-      const filledHere = (f: ResolvedField) => !(f.name in overrides) && !(genericNames(f).type in overrides) && (f.name in body || genericNames(f).type in body);
+      const filledHere = (f: Field) => !(f.name in overrides) && !(genericNames(f).type in overrides) && (f.name in body || genericNames(f).type in body);
       refused.push(...model.fieldList.filter((f) => (f.kind === 'fk' || f.kind === 'generic_fk') && filledHere(f)));
     }
     const retry = { ...body };
     for (const field of refused) {
       if (field.kind === 'fk') retry[field.name] = (await this.createTarget(field.target!)).id;
       else if (field.kind === 'generic_fk' && retry[genericNames(field).type]) {
-        retry[genericNames(field).id] = (await this.createTarget(this.t.registry.models.get(String(retry[genericNames(field).type]))!)).id;
+        retry[genericNames(field).id] = (await this.createTarget(this.defs.models.get(String(retry[genericNames(field).type]))!)).id;
       }
     }
     const second = await this.t.api.post(urlOf(model)).set(this.t.auth).send(retry);
@@ -289,12 +289,12 @@ export class ObjectFactory {
   }
 
   /** The fields a 400 body names (by field name, or by a generic relation's written names). */
-  private refusedFields(model: ResolvedModel, errors: Record<string, unknown>): ResolvedField[] {
+  private refusedFields(model: Model, errors: Record<string, unknown>): Field[] {
     return model.fieldList.filter((f) => f.name in errors || (f.kind === 'generic_fk' && (genericNames(f).type in errors || genericNames(f).id in errors)));
   }
 
   /** Stores written values in the row and its link tables, bypassing the API's cross-object rules. */
-  async writeDirectly(model: ResolvedModel, id: number, values: Record<string, unknown>): Promise<void> {
+  async writeDirectly(model: Model, id: number, values: Record<string, unknown>): Promise<void> {
     if (Object.keys(values).length) this.dirty.add(model.label);
     for (const [key, value] of Object.entries(values)) {
       const field = model.fields.get(key);
@@ -316,7 +316,7 @@ export class ObjectFactory {
    * of T1 in a tree) and T3. Sharing keeps setup short; the oracle reads every row, so it does not matter
    * who else points at them.
    */
-  targets(model: ResolvedModel): Promise<[Rep, Rep, Rep]> {
+  targets(model: Model): Promise<[Rep, Rep, Rep]> {
     let p = this.pairs.get(model.label);
     if (!p) {
       p = (async () => {
@@ -334,7 +334,7 @@ export class ObjectFactory {
    * An object to point at: its natural key set (other models filter by it) and, in a tree, under
    * `parent` when given.
    */
-  async createTarget(model: ResolvedModel, parent?: number): Promise<Rep> {
+  async createTarget(model: Model, parent?: number): Promise<Rep> {
     const overrides: Record<string, unknown> = {};
     const key = naturalKey(model);
     if (key && !key.required) overrides[key.name] = scalarValue(key, 'base', this.uniq());

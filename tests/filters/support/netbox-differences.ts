@@ -1,0 +1,226 @@
+/**
+ * Where the filters Patchbay serves differ from NetBox 3.7.8's on the same endpoint, each with its
+ * reason. derived-filters.test.ts compares both ways: every difference found must be listed here, and
+ * everything listed here must still be a difference (a gap Patchbay now fills, or an extra NetBox has
+ * after all, fails the test until its entry goes).
+ *
+ * An item is a filter (`asn`: the whole filter) or one lookup of a filter both have (`status__empty`).
+ * `on` maps endpoints (`<app>/<path>`) to items; the endpoint `*` means every endpoint Patchbay serves
+ * where the side having the item has it (NetBox for a gap, Patchbay for an extra).
+ */
+
+export interface Difference {
+  why: string;
+  /**
+   * A gap about an object type Patchbay does not define yet (`app.model`). Once the type is defined
+   * the entry no longer excuses the gap: serve the filter, or give another reason.
+   */
+  notYet?: string;
+  on: Record<string, string[]>;
+}
+
+/** Filters and lookups NetBox has that Patchbay does not. Those marked "one line" are a single declaration in schema/. */
+export const GAPS: Difference[] = [
+  // Object types Patchbay does not define.
+  { why: 'the change log, by the request that made a change', notYet: 'extras.objectchange', on: { '*': ['created_by_request', 'modified_by_request', 'updated_by_request'] } },
+  { why: 'ASNs', notYet: 'ipam.asn', on: { 'dcim/sites': ['asn', 'asn_id'], 'circuits/providers': ['asn', 'asn_id'] } },
+  { why: 'custom field choice sets', notYet: 'extras.customfieldchoiceset', on: { 'extras/custom-fields': ['choice_set', 'choice_set_id'] } },
+  { why: 'config templates', notYet: 'extras.configtemplate', on: { 'dcim/device-roles': ['config_template_id'], 'dcim/devices': ['config_template_id'], 'dcim/platforms': ['config_template_id'], 'virtualization/virtual-machines': ['config_template_id'] } },
+  { why: 'data sources (config contexts synchronised from them)', notYet: 'core.datasource', on: { 'extras/config-contexts': ['data_source_id', 'data_synced'] } },
+  { why: 'data files', notYet: 'core.datafile', on: { 'extras/config-contexts': ['data_file_id'] } },
+  { why: 'route targets', notYet: 'ipam.routetarget', on: { 'ipam/vrfs': ['export_target', 'export_target_id', 'import_target', 'import_target_id'] } },
+  { why: 'FHRP groups', notYet: 'ipam.fhrpgroup', on: { 'ipam/ip-addresses': ['fhrpgroup_id'] } },
+  { why: 'L2VPNs', notYet: 'vpn.l2vpn', on: { 'dcim/interfaces': ['l2vpn', 'l2vpn_id'], 'ipam/vlans': ['l2vpn', 'l2vpn_id'], 'virtualization/interfaces': ['l2vpn', 'l2vpn_id'] } },
+  { why: 'modules', notYet: 'dcim.module', on: { 'dcim/interfaces': ['module_id'] } },
+  { why: 'virtual device contexts', notYet: 'dcim.virtualdevicecontext', on: { 'dcim/interfaces': ['vdc', 'vdc_id', 'vdc_identifier'] } },
+  { why: 'device bays (a child device\'s parent)', notYet: 'dcim.devicebay', on: { 'dcim/devices': ['parent_device_id', 'device_bays'] } },
+  { why: 'console ports', notYet: 'dcim.consoleport', on: { 'dcim/devices': ['console_ports'], 'dcim/cables': ['consoleport_id'] } },
+  { why: 'console server ports', notYet: 'dcim.consoleserverport', on: { 'dcim/devices': ['console_server_ports'], 'dcim/cables': ['consoleserverport_id'] } },
+  { why: 'power ports', notYet: 'dcim.powerport', on: { 'dcim/devices': ['power_ports'], 'dcim/cables': ['powerport_id'] } },
+  { why: 'power outlets', notYet: 'dcim.poweroutlet', on: { 'dcim/devices': ['power_outlets'], 'dcim/cables': ['poweroutlet_id'] } },
+  { why: 'power feeds', notYet: 'dcim.powerfeed', on: { 'dcim/cables': ['powerfeed_id'] } },
+  { why: 'front ports (pass-through ports)', notYet: 'dcim.frontport', on: { 'dcim/devices': ['pass_through_ports'], 'dcim/cables': ['frontport_id'] } },
+  { why: 'rear ports', notYet: 'dcim.rearport', on: { 'dcim/cables': ['rearport_id'] } },
+  { why: 'module bays', notYet: 'dcim.modulebay', on: { 'dcim/devices': ['module_bays'] } },
+  { why: 'console port templates', notYet: 'dcim.consoleporttemplate', on: { 'dcim/device-types': ['console_ports'] } },
+  { why: 'console server port templates', notYet: 'dcim.consoleserverporttemplate', on: { 'dcim/device-types': ['console_server_ports'] } },
+  { why: 'power port templates', notYet: 'dcim.powerporttemplate', on: { 'dcim/device-types': ['power_ports'] } },
+  { why: 'power outlet templates', notYet: 'dcim.poweroutlettemplate', on: { 'dcim/device-types': ['power_outlets'] } },
+  { why: 'interface templates', notYet: 'dcim.interfacetemplate', on: { 'dcim/device-types': ['interfaces'] } },
+  { why: 'front port templates', notYet: 'dcim.frontporttemplate', on: { 'dcim/device-types': ['pass_through_ports'] } },
+  { why: 'device bay templates', notYet: 'dcim.devicebaytemplate', on: { 'dcim/device-types': ['device_bays'] } },
+  { why: 'module bay templates', notYet: 'dcim.modulebaytemplate', on: { 'dcim/device-types': ['module_bays'] } },
+  { why: 'inventory item templates', notYet: 'dcim.inventoryitemtemplate', on: { 'dcim/device-types': ['inventory_items'] } },
+
+  // Deliberately not served: NetBox is unsafe here.
+  {
+    why: 'a secret matches by its whole value only: with these a key is recovered a character at a time (count 1 vs 0), even with ALLOW_TOKEN_RETRIEVAL off',
+    on: { 'users/tokens': ['key__empty', 'key__ic', 'key__ie', 'key__iew', 'key__isw', 'key__n', 'key__nic', 'key__nie', 'key__niew', 'key__nisw'] },
+  },
+
+  // One declaration in schema/ each (the definition language can say them today).
+  { why: 'not declared; one line: {"field": "assigned_object", "lookup": "is_set"}, as assigned_to_interface', on: { 'ipam/ip-addresses': ['assigned'] } },
+  { why: 'not declared; one line each, as on dcim.interface: cabled {"field": "cable", "lookup": "is_set"}, occupied {"field": ["cable", "mark_connected"], "lookup": "is_set"}', on: { 'circuits/circuit-terminations': ['cabled', 'occupied'] } },
+  { why: 'not declared; one line each through the site, as region: {"field": "site.group", "lookup": "fk_id" | "fk_key"}', on: { 'ipam/prefixes': ['site_group', 'site_group_id'], 'ipam/vlans': ['site_group', 'site_group_id'] } },
+  { why: 'not declared; one line each through the master device: {"field": "master.site.region", ...}, master.site.group, master.site, master.tenant', on: { 'dcim/virtual-chassis': ['region', 'region_id', 'site', 'site_id', 'site_group', 'site_group_id', 'tenant', 'tenant_id'] } },
+  { why: 'not declared; one line each: {"field": "device.virtual_chassis", "lookup": "fk_id" | "fk_key"}', on: { 'dcim/interfaces': ['virtual_chassis', 'virtual_chassis_id'] } },
+  { why: 'not declared; one line: {"field": "virtual_chassis", "lookup": "is_set"}', on: { 'dcim/devices': ['virtual_chassis_member'] } },
+  { why: 'not declared; one line each: has_oob_ip {"field": "oob_ip", "lookup": "is_set"}, has_primary_ip {"field": ["primary_ip4", "primary_ip6"], "lookup": "is_set"}', on: { 'dcim/devices': ['has_oob_ip', 'has_primary_ip'], 'virtualization/virtual-machines': ['has_primary_ip'] } },
+  { why: 'not declared; one line: {"field": "local_context_data", "lookup": "is_set"}', on: { 'dcim/devices': ['local_context_data'], 'virtualization/virtual-machines': ['local_context_data'] } },
+  { why: 'NetBox matches the MAC addresses of the device\'s interfaces; not declared; one line: {"field": "interfaces.mac_address", "lookup": "field"}', on: { 'dcim/devices': ['mac_address'], 'virtualization/virtual-machines': ['mac_address'] } },
+  { why: 'NetBox filters a VLAN group by one scope of each type by id; not declared; one line each: {"field": "scope[dcim.region]", "lookup": "fk_id"} and so on', on: { 'ipam/vlan-groups': ['region', 'sitegroup', 'site', 'location', 'rack', 'clustergroup', 'cluster'] } },
+  {
+    why: 'NetBox names the assignment filters in the singular (region_id, tag); Patchbay derives them from the many-to-many field names (regions_id, tags: see EXTRAS); not declared; one line each: {"field": "regions", "lookup": "fk_id"}',
+    on: {
+      'extras/config-contexts': [
+        'region', 'region_id', 'site_group', 'site_group_id', 'site', 'site_id', 'location', 'location_id', 'device_type_id', 'role', 'role_id', 'platform', 'platform_id',
+        'cluster_type', 'cluster_type_id', 'cluster_group', 'cluster_group_id', 'cluster_id', 'tenant_group', 'tenant_group_id', 'tenant', 'tenant_id', 'tag', 'tag_id',
+      ],
+    },
+  },
+  { why: 'NetBox names these in the singular; Patchbay derives groups/groups_id and users/users_id from the many-to-many fields (see EXTRAS); not declared; one line each', on: { 'users/users': ['group', 'group_id'], 'users/permissions': ['group', 'group_id', 'user', 'user_id'] } },
+
+  // Declarable with a longer declaration.
+  { why: 'not declared; a path through the provider\'s circuits\' terminations (circuits.terminations.site.region) could say it', on: { 'circuits/providers': ['region', 'region_id', 'site', 'site_id', 'site_group', 'site_group_id'] } },
+  { why: 'not declared; an is_set through the interfaces reverse relation could say "has interfaces"', on: { 'dcim/devices': ['interfaces'] } },
+  { why: 'platforms of the device type\'s manufacturer or of none; not declared (an available_on of dcim.devicetype matching manufacturer could say it)', on: { 'dcim/platforms': ['available_for_device_type'] } },
+
+  // What the definition language or the engine cannot say.
+  { why: 'NetBox follows the contact assignments pointing at the object; a declared path cannot step from an object to the rows whose generic relation points at it', on: { '*': ['contact', 'contact_group', 'contact_role'] } },
+  { why: 'the cable end is read from the object\'s cable termination row (a reverse_generic field); a declared filter reaches no field through a reverse generic relation', on: { 'dcim/interfaces': ['cable_end'], 'circuits/circuit-terminations': ['cable_end'] } },
+  { why: 'NetBox\'s Meta filter cable takes the cable\'s id: Patchbay names a foreign key\'s id filter cable_id (see EXTRAS), and cables have no natural key for a cable filter', on: { 'dcim/cable-terminations': ['cable'] } },
+  { why: 'true when the A or the B end has no termination: a declared is_set means "some path is set" and cannot say "some end is not"', on: { 'dcim/cables': ['unterminated'] } },
+  { why: 'NetBox follows the interface\'s traced cable path (_path); Patchbay traces no cable paths', on: { 'dcim/interfaces': ['connected'] } },
+  { why: 'NetBox groups interface types into physical, virtual and wireless in code; a definition has no grouping of choices', on: { 'dcim/interfaces': ['kind'] } },
+  { why: 'NetBox matches the VID of the untagged or of a tagged VLAN; a declared path cannot step through a many-to-many link (tagged_vlans.vid)', on: { 'dcim/interfaces': ['vlan'], 'virtualization/interfaces': ['vlan'] } },
+  { why: 'NetBox\'s method lists the interfaces of every member of the named device\'s virtual chassis (Device.vc_interfaces); no declared path says it', on: { 'dcim/interfaces': ['virtual_chassis_member', 'virtual_chassis_member_id'] } },
+  { why: 'NetBox tests whether actions contains the action; Patchbay derives no filter from a list of choices, and has no boolean "the list holds this value"', on: { 'users/permissions': ['can_view', 'can_add', 'can_change', 'can_delete'] } },
+  { why: 'counted when read (net_count fields), not stored; a filter compares stored values only', on: { 'ipam/prefixes': ['children', 'depth'] } },
+  { why: 'Patchbay\'s device types hold no images', on: { 'dcim/device-types': ['has_front_image', 'has_rear_image'] } },
+  { why: 'NetBox filters by content type ids; Patchbay names types by their app.model labels and has no table of content types', on: { 'extras/tags': ['content_type_id', 'for_object_type_id'], 'extras/custom-fields': ['content_type_id'], 'tenancy/contact-assignments': ['content_type_id'] } },
+  { why: 'the types of the objects a tag is applied to: a count across every model (tagged_items), which no declared path reaches', on: { 'extras/tags': ['content_type'] } },
+  { why: 'a list of labels is filtered by membership (exact, n), as docs/filtering.md says; NetBox\'s ContentTypeFilter also takes the text lookups', on: { 'extras/custom-fields': ['content_types__ic', 'content_types__nic', 'content_types__isw', 'content_types__nisw', 'content_types__iew', 'content_types__niew', 'content_types__ie', 'content_types__nie'] } },
+  {
+    why: 'NetBox filters a generic relation\'s object id as a plain number with every numeric lookup; Patchbay\'s generic id filters take exact and n, as its other relation filters (docs/filtering.md)',
+    on: {
+      'dcim/cable-terminations': ['termination_id__lt', 'termination_id__lte', 'termination_id__gt', 'termination_id__gte', 'termination_id__empty'],
+      'tenancy/contact-assignments': ['object_id__lt', 'object_id__lte', 'object_id__gt', 'object_id__gte', 'object_id__empty'],
+      'ipam/vlan-groups': ['scope_id__lt', 'scope_id__lte', 'scope_id__gt', 'scope_id__gte', 'scope_id__empty'],
+    },
+  },
+];
+
+const STATUS_EMPTY = ['status__empty'];
+
+/** Filters and lookups Patchbay has that NetBox does not: each follows one rule of docs/filtering.md, applied to every model alike. */
+export const EXTRAS: Difference[] = [
+  {
+    why: 'every choice filter takes empty (docs/filtering.md: choice, (exact), n, empty); NetBox\'s MultipleChoiceFilter has no empty',
+    on: {
+      'circuits/circuits': STATUS_EMPTY,
+      'circuits/circuit-terminations': ['term_side__empty'],
+      'dcim/cables': ['status__empty', 'type__empty', 'length_unit__empty'],
+      'dcim/cable-terminations': ['cable_end__empty'],
+      'dcim/devices': ['status__empty', 'face__empty', 'airflow__empty'],
+      'dcim/device-types': ['subdevice_role__empty', 'airflow__empty', 'weight_unit__empty'],
+      'dcim/interfaces': ['type__empty', 'duplex__empty', 'mode__empty', 'poe_mode__empty', 'poe_type__empty', 'rf_role__empty', 'rf_channel__empty'],
+      'dcim/locations': STATUS_EMPTY,
+      'dcim/racks': ['status__empty', 'type__empty', 'width__empty', 'weight_unit__empty', 'outer_unit__empty'],
+      'dcim/sites': STATUS_EMPTY,
+      'extras/custom-fields': ['type__empty', 'filter_logic__empty', 'ui_visible__empty', 'ui_editable__empty'],
+      'ipam/ip-addresses': ['status__empty', 'role__empty'],
+      'ipam/prefixes': STATUS_EMPTY,
+      'ipam/vlans': STATUS_EMPTY,
+      'tenancy/contact-assignments': ['priority__empty'],
+      'virtualization/clusters': STATUS_EMPTY,
+      'virtualization/virtual-machines': STATUS_EMPTY,
+    },
+  },
+  {
+    why: 'a computed field with a choice set filters as a choice (docs/filtering.md: family, (exact), n, empty); NetBox\'s family is a number filter without lookups',
+    on: { 'ipam/aggregates': ['family__n', 'family__empty'], 'ipam/ip-addresses': ['family__n', 'family__empty'], 'ipam/prefixes': ['family__n', 'family__empty'] },
+  },
+  {
+    why: 'every stored field has the filter of its kind (docs/filtering.md: "Every field gets its filter from its kind"); NetBox declares its filter fields by hand and leaves these out',
+    on: {
+      '*': ['comments'],
+      'dcim/sites': ['time_zone', 'physical_address', 'shipping_address'],
+      'circuits/circuit-terminations': ['pp_info', 'mark_connected'],
+      'dcim/interfaces': ['mark_connected'],
+      'virtualization/interfaces': ['mode'],
+      'extras/custom-fields': ['object_type', 'label', 'validation_minimum', 'validation_maximum', 'validation_regex'],
+      'extras/config-contexts': ['weight'],
+      'ipam/roles': ['weight'],
+      'users/users': ['date_joined', 'last_login'],
+      'users/tokens': ['last_used'],
+    },
+  },
+  {
+    why: 'every model with timestamps filters created and last_updated (docs/filtering.md); NetBox\'s filter sets for these are not change-logged ones',
+    on: { 'dcim/cable-terminations': ['created', 'last_updated'], 'extras/custom-fields': ['created', 'last_updated'], 'users/tokens': ['last_updated'] },
+  },
+  {
+    why: 'every date and time filter takes all of n, lt, lte, gt, gte and empty (docs/filtering.md); NetBox\'s token filters declare exact, gte and lte only',
+    on: { 'users/tokens': ['created__n', 'created__lt', 'created__gt', 'created__empty', 'expires__n', 'expires__lt', 'expires__gt', 'expires__empty'] },
+  },
+  {
+    why: 'every foreign key gives <field>_id and <field> by the target\'s natural key (docs/filtering.md, "Relations"); NetBox declares one of them, or neither',
+    on: {
+      'circuits/circuits': ['provider_account'],
+      'circuits/circuit-terminations': ['circuit', 'provider_network'],
+      'dcim/cable-terminations': ['cable_id'],
+      'dcim/devices': ['location', 'rack', 'cluster', 'virtual_chassis'],
+      'dcim/interfaces': ['parent', 'bridge', 'lag', 'untagged_vlan', 'untagged_vlan_id'],
+      'virtualization/interfaces': ['parent', 'bridge', 'untagged_vlan', 'untagged_vlan_id'],
+      'ipam/ip-addresses': ['nat_inside_id'],
+      'ipam/prefixes': ['vlan'],
+      'tenancy/contact-assignments': ['contact'],
+    },
+  },
+  {
+    why: 'a many-to-many field gives <field>_id and <field> under its own name (docs/filtering.md); NetBox names these filters in the singular (see GAPS) or has none',
+    on: {
+      'dcim/interfaces': ['tagged_vlans', 'tagged_vlans_id'],
+      'virtualization/interfaces': ['tagged_vlans', 'tagged_vlans_id'],
+      'users/users': ['groups', 'groups_id'],
+      'users/permissions': ['groups', 'groups_id', 'users', 'users_id'],
+      'extras/config-contexts': [
+        'regions', 'regions_id', 'site_groups', 'site_groups_id', 'sites', 'sites_id', 'locations', 'locations_id', 'device_types', 'device_types_id', 'roles', 'roles_id',
+        'platforms', 'platforms_id', 'cluster_types', 'cluster_types_id', 'cluster_groups', 'cluster_groups_id', 'clusters', 'clusters_id', 'tenant_groups', 'tenant_groups_id',
+        'tenants', 'tenants_id', 'tags', 'tags_id',
+      ],
+    },
+  },
+  {
+    why: 'a generic relation is filtered by its type and its id under the names the object shows (docs/filtering.md, "Generic relations"); NetBox has neither on IP addresses',
+    on: { 'ipam/ip-addresses': ['assigned_object_type', 'assigned_object_id'] },
+  },
+  {
+    why: 'lookups of the field\'s kind (docs/filtering.md): a network or an address also takes n and empty, text and MAC addresses every text lookup and empty; NetBox\'s filters for these declare fewer',
+    on: {
+      'ipam/aggregates': ['prefix__n', 'prefix__empty'],
+      'ipam/prefixes': ['prefix__n', 'prefix__empty'],
+      'ipam/ip-addresses': ['address__n', 'address__empty'],
+      'dcim/cables': ['color__ic', 'color__nic', 'color__isw', 'color__nisw', 'color__iew', 'color__niew', 'color__ie', 'color__nie', 'color__empty'],
+      'dcim/interfaces': ['mac_address__empty', 'wwn__empty'],
+      'virtualization/interfaces': ['mac_address__empty'],
+    },
+  },
+  {
+    why: 'declared filters through a relation take n like other relation filters, and a declared field filter takes the lookups of its field\'s kind (docs/filtering.md, "Domain filters"); NetBox\'s method filters take the bare name only',
+    on: {
+      'ipam/prefixes': ['present_in_vrf__n', 'present_in_vrf_id__n'],
+      'ipam/ip-addresses': [
+        'present_in_vrf__n', 'present_in_vrf_id__n', 'device__n', 'device_id__n', 'virtual_machine__n', 'virtual_machine_id__n',
+        'interface__ic', 'interface__nic', 'interface__isw', 'interface__nisw', 'interface__iew', 'interface__niew', 'interface__ie', 'interface__nie', 'interface__empty',
+        'vminterface__ic', 'vminterface__nic', 'vminterface__isw', 'vminterface__nisw', 'vminterface__iew', 'vminterface__niew', 'vminterface__ie', 'vminterface__nie', 'vminterface__empty',
+      ],
+      'dcim/cables': [
+        'termination_a_id__n', 'termination_b_id__n', 'interface_id__n', 'circuittermination_id__n', 'device__n', 'device_id__n',
+        'rack__n', 'rack_id__n', 'location__n', 'location_id__n', 'site__n', 'site_id__n',
+      ],
+      'dcim/interfaces': ['vlan_id__n'],
+      'virtualization/interfaces': ['vlan_id__n'],
+    },
+  },
+];
