@@ -5,6 +5,7 @@ import { quoteIdent, sqlLiteral } from '../storage/identifiers';
 import type { FilterDef } from './filter-table';
 import { resolvePath } from './filter-paths';
 import { resolveTargets } from './relation-filters';
+import { treeWalk } from '../query/tree-walk';
 
 /** What the named object reaches through one of its paths: the target model, and SQL for that object's id (one `?`: the named object's id). */
 interface Reach {
@@ -24,8 +25,7 @@ function reach(of: ResolvedModel, path: string): Reach {
 /** The ids a reach stands for: the object, and on a tree its ancestors too (a VLAN group scoped to a parent region serves the child's sites). */
 function idsOf(r: Reach): string {
   if (!r.target.tree) return `(${r.idSql})`;
-  const t = quoteIdent(r.target.table);
-  return `(WITH RECURSIVE up("id", "parent_id") AS (SELECT "id", "parent_id" FROM ${t} WHERE "id" = ${r.idSql} UNION ALL SELECT p."id", p."parent_id" FROM ${t} p JOIN up ON p."id" = up."parent_id") SELECT "id" FROM up)`;
+  return `(WITH RECURSIVE ${treeWalk('up', r.target.table, `"id" = ${r.idSql}`, 'up')} SELECT "id" FROM "up")`;
 }
 
 /**

@@ -31,8 +31,12 @@ export interface FilterPath {
   wrap(inner: (alias: string) => string): string;
   /** `alias.column` of the final field's holder, behind the narrowed relation's type check when there is one. */
   guarded(alias: string, column: string, cond: (col: string) => string): string;
-  /** The final field's value read along the path as nested scalar subqueries (NULL when a hop is unset); single-valued paths only. */
-  value(column: string): string;
+  /**
+   * The final field's value read along the path as nested scalar subqueries (NULL when a hop is unset);
+   * single-valued paths only. `locked`: each row read on the way is locked FOR SHARE (a check's reads,
+   * so the rows it judged cannot change before the write commits; a pending change is waited for).
+   */
+  value(column: string, locked?: boolean): string;
 }
 
 /** A narrowed generic hop's type check on its holder; labels come from the registry. */
@@ -111,7 +115,7 @@ export function resolvePath(model: ResolvedModel, path: string): FilterPath {
       for (let i = hops.length - 1; i >= 0; i--) expr = semiJoin(hops[i]!, aliasAt(i), aliasAt(i + 1), expr);
       return expr;
     },
-    value(column) {
+    value(column, locked = false) {
       if (multiValued) throw new Error(`path ${path} has several values per object`);
       // Innermost first: the column on the holder, then outwards hop by hop as scalar subqueries.
       const read = (hop: Hop | undefined, alias: string, col: string) =>
@@ -123,7 +127,7 @@ export function resolvePath(model: ResolvedModel, path: string): FilterPath {
         const next = hops[i + 1];
         const alias = `"v${i}"`;
         const col = next ? read(next, alias, linkCol(next)) : read(narrowed, alias, column);
-        expr = `(SELECT ${col} FROM ${quoteIdent(hop.target.table)} AS ${alias} WHERE ${alias}."id" = ${expr})`;
+        expr = `(SELECT ${col} FROM ${quoteIdent(hop.target.table)} AS ${alias} WHERE ${alias}."id" = ${expr}${locked ? ' FOR SHARE' : ''})`;
       });
       return expr;
     },

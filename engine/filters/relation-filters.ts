@@ -5,6 +5,7 @@ import { quoteIdent } from '../storage/identifiers';
 import type { FilterContext } from './filter-context';
 import type { FilterDef } from './filter-table';
 import { parseAll } from './filter-values';
+import { treeWalk } from '../query/tree-walk';
 
 /** The field other models' filters use to name an object of this model (site=<slug>, vrf=<rd>). */
 export function naturalKey(model: ResolvedModel): ResolvedField | undefined {
@@ -45,8 +46,7 @@ export async function resolveTargets(target: ResolvedModel, by: 'id' | ResolvedF
 
 /** The ids and all their descendants, for filters on a tree (region_id matches sites of child regions). */
 function withDescendants(target: ResolvedModel, placeholder: string): string {
-  const t = quoteIdent(target.table);
-  return `(WITH RECURSIVE d("id") AS (SELECT "id" FROM ${t} WHERE "id" = ANY(${placeholder}) UNION SELECT c."id" FROM ${t} c JOIN d ON c."parent_id" = d."id") SELECT "id" FROM d)`;
+  return `(WITH RECURSIVE ${treeWalk('d', target.table, `"id" = ANY(${placeholder})`, 'down')} SELECT "id" FROM "d")`;
 }
 
 /** A condition "column refers to one of the targets", optionally through the target tree, with null meaning unset. */

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Registry, ResolvedField, ResolvedModel } from '../definitions/registry-types';
 import { quoteIdent } from '../storage/identifiers';
+import { treeWalk } from './tree-walk';
 import type { Row } from './row-columns';
 
 type Db = Knex | Knex.Transaction;
@@ -59,12 +60,8 @@ async function pathValues(db: Db, model: ResolvedModel, rows: Row[], path: strin
   if (current.tree) {
     const all = [...new Set([...reached.values()].flat())];
     if (all.length) {
-      const t = quoteIdent(current.table);
       const res = await db.raw(
-        `WITH RECURSIVE up("origin", "id", "parent_id", "depth") AS (
-           SELECT "id", "id", "parent_id", 0 FROM ${t} WHERE "id" = ANY(?)
-           UNION ALL SELECT up."origin", p."id", p."parent_id", up."depth" + 1 FROM ${t} p JOIN up ON p."id" = up."parent_id" WHERE up."depth" < 100
-         ) SELECT "origin", "id" FROM up`,
+        `WITH RECURSIVE ${treeWalk('up', current.table, '"id" = ANY(?)', 'up')} SELECT "origin", "id" FROM up`,
         [all],
       );
       const ancestors = new Map<number, number[]>();

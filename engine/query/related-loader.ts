@@ -5,6 +5,7 @@ import { rowSelectList, type Row } from './row-columns';
 import { genericTarget } from '../definitions/resolve-registry';
 import { renderConfigContexts } from './config-context-loader';
 import { loadChildren, loadPeers, loadReverse, type GenericRef } from './link-loader';
+import { treeWalk } from './tree-walk';
 
 export type Form = 'full' | 'brief';
 
@@ -174,10 +175,9 @@ async function loadCounts(db: Knex | Knex.Transaction, data: RelatedData, field:
   }
   if (field.model.tree && via.kind === 'fk' && via.target === field.model && via.name !== 'parent') {
     // On a tree, rows attached to a descendant count too (a region's sites include its child regions'), as NetBox's cumulative counts.
-    const tree = quoteIdent(field.model.table);
     const result = await db.raw(
-      `WITH RECURSIVE d("root", "id") AS (SELECT "id", "id" FROM ${tree} WHERE "id" = ANY(?) UNION ALL SELECT d."root", c."id" FROM ${tree} c JOIN d ON c."parent_id" = d."id")
-       SELECT d."root" AS "k", count(*)::int AS "n" FROM d JOIN ${quoteIdent(model.table)} x ON x.${quoteIdent(via.column!)} = d."id" GROUP BY d."root"`,
+      `WITH RECURSIVE ${treeWalk('d', field.model.table, '"id" = ANY(?)', 'down')}
+       SELECT d."origin" AS "k", count(*)::int AS "n" FROM d JOIN ${quoteIdent(model.table)} x ON x.${quoteIdent(via.column!)} = d."id" GROUP BY d."origin"`,
       [ids],
     );
     for (const r of result.rows as Array<{ k: number; n: number }>) map.set(r.k, r.n);
@@ -221,13 +221,9 @@ async function loadCountsAcross(db: Knex | Knex.Transaction, data: RelatedData, 
 }
 
 async function loadDepths(db: Knex | Knex.Transaction, data: RelatedData, model: ResolvedModel, ids: number[]): Promise<void> {
-  const t = quoteIdent(model.table);
   const result = await db.raw(
-    `WITH RECURSIVE up("origin", "parent_id", "depth") AS (
-       SELECT "id", "parent_id", 0 FROM ${t} WHERE "id" = ANY(?)
-       UNION ALL
-       SELECT up."origin", p."parent_id", up."depth" + 1 FROM ${t} p JOIN up ON p."id" = up."parent_id" WHERE up."depth" < 100
-     ) SELECT "origin" AS "k", max("depth")::int AS "n" FROM up GROUP BY "origin"`,
+    `WITH RECURSIVE ${treeWalk('up', model.table, '"id" = ANY(?)', 'up')}
+     SELECT "origin" AS "k", max("depth")::int AS "n" FROM up GROUP BY "origin"`,
     [ids],
   );
   let map = data.depths.get(model.label);

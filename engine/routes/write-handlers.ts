@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { ResolvedModel } from '../definitions/registry-types';
 import { prepareWrite, type WriteMode } from '../validation/prepare-write';
 import { ValidationError, type FieldErrors } from '../validation/field-errors';
-import { insertRow, setLinks, updateRow, existingIds, setChildren, childConstraintErrors } from '../storage/write-rows';
+import { insertRow, setLinks, updateRow, setChildren, childConstraintErrors } from '../storage/write-rows';
 import { deleteObjects, GenericProtectedError, protectingObjects } from '../storage/delete-objects';
 import { refusedDelete } from './refused-delete';
 import { asPgError, constraintErrors, FK_VIOLATION, RESTRICT_VIOLATION } from '../storage/db-errors';
@@ -57,9 +57,23 @@ async function writeOne(ctx: CallContext, trx: Trx, model: ResolvedModel, body: 
   }
 }
 
-/** Runs a write in one transaction: any element's errors abort all of it, aligned with the request's elements. */
+/** deadlock_detected, serialization_failure: PostgreSQL rolled the whole transaction back, and running it again is safe. */
+const RETRYABLE = new Set(['40P01', '40001']);
+const ATTEMPTS = 3;
+
+/**
+ * Runs a write in one transaction: any element's errors abort all of it, aligned with the request's elements.
+ * Writes lock rows in different orders (a delete top down, a change its own row and then the rows its
+ * checks read), so two of them can deadlock; PostgreSQL then aborts one, which is run again from the start.
+ */
 async function inTransaction<T>(ctx: CallContext, work: (trx: Trx) => Promise<T>): Promise<T> {
-  return ctx.knex.transaction(work);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await ctx.knex.transaction(work);
+    } catch (e) {
+      if (attempt >= ATTEMPTS || !RETRYABLE.has(asPgError(e)?.code ?? '')) throw e;
+    }
+  }
 }
 
 function isErrors(v: number | FieldErrors): v is FieldErrors {
@@ -72,12 +86,24 @@ export interface WriteScopes {
   act: Condition[];
 }
 
-/** Ids among the given that match every condition (all of them when there are no conditions). */
+/**
+ * Ids among the given that exist and match every condition, locked in id order in the same statement.
+ * A plain read would let another transaction move an object out of the caller's scope between this
+ * check and the write (which would then change an object the caller may no longer touch); with the
+ * lock, a pending change is waited for and the conditions are judged on the row it leaves (PostgreSQL
+ * re-checks a locked row that changed), and no change can start before this write commits.
+ *
+ * FOR NO KEY UPDATE is the lock an UPDATE takes anyway: it excludes other changes of the row but not
+ * the FOR KEY SHARE that rows referring to it take (a child whose parent is being edited). A delete
+ * strengthens it to FOR UPDATE itself (delete-objects).
+ */
 async function matching(trx: Trx, model: ResolvedModel, ids: number[], conditions: Condition[] | null): Promise<Set<number>> {
   if (conditions === null) return new Set();
-  if (!conditions.length) return existingIds(trx, model, ids);
   const where = andAll([{ sql: '"t"."id" = ANY(?)', bindings: [ids] }, ...conditions]);
-  const result = await trx.raw(`SELECT "t"."id" FROM ${quoteIdent(model.table)} AS "t" WHERE ${where.sql}`, where.bindings as Knex.RawBinding[]);
+  const result = await trx.raw(
+    `SELECT "t"."id" FROM ${quoteIdent(model.table)} AS "t" WHERE ${where.sql} ORDER BY "t"."id" FOR NO KEY UPDATE OF "t"`,
+    where.bindings as Knex.RawBinding[],
+  );
   return new Set((result.rows as Array<{ id: number }>).map((r) => r.id));
 }
 

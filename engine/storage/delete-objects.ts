@@ -1,11 +1,14 @@
 import type { Knex } from 'knex';
 import type { Registry, ResolvedField, ResolvedModel } from '../definitions/registry-types';
-import { displayOf } from '../serialization/display';
 import { quoteIdent } from './identifiers';
 import { rowSelectList, type Row } from '../query/row-columns';
 import { deleteRows } from './write-rows';
+import { MAX_TREE_DEPTH } from '../query/tree-walk';
 
 type Db = Knex | Knex.Transaction;
+
+/** How far a delete follows cascades (a tree's self-cascade goes as deep as the tree). */
+const MAX_CASCADE_DEPTH = MAX_TREE_DEPTH;
 
 /** A delete refused because objects refer to the deleted ones through a protecting generic relation. */
 export class GenericProtectedError extends Error {
@@ -29,14 +32,28 @@ function genericDependents(registry: Registry, model: ResolvedModel): ResolvedFi
   return out;
 }
 
+/** Locks the rows of a table matching `column = ANY(ids)` FOR UPDATE, in id order (so two deletes cannot deadlock on them); returns their ids. */
+async function lockRows(db: Db, model: ResolvedModel, column: string, ids: number[]): Promise<number[]> {
+  const result = await db.raw(`SELECT "id" FROM ${quoteIdent(model.table)} WHERE ${quoteIdent(column)} = ANY(?) ORDER BY "id" FOR UPDATE`, [ids]);
+  return (result.rows as Array<{ id: number }>).map((r) => r.id);
+}
+
 /**
  * Deletes objects. Foreign keys act in the database (protect, cascade, set null); generic relations,
  * which the database cannot see, are followed here with the on_delete their definition names.
+ *
+ * Generic references are found with a query, so a reference committed after that query would be left
+ * pointing at nothing. The rows to delete, and the rows the database will cascade to that can have
+ * generic dependents, are therefore locked FOR UPDATE (top down, each table in id order) before their
+ * dependents are looked for. A writer that names one of them takes FOR KEY SHARE on it (resolve-related's
+ * missingIds): it either committed before the lock was granted, and its reference is then found and
+ * followed, or it waits for this delete and then finds its target gone.
  */
 export async function deleteObjects(db: Db, registry: Registry, model: ResolvedModel, ids: number[], depth = 0): Promise<number[]> {
-  if (depth > 10 || !ids.length) return [];
-  await releaseGenericDependents(db, registry, model, ids, depth);
-  return deleteRows(db, model, ids);
+  if (depth > MAX_CASCADE_DEPTH || !ids.length) return [];
+  const locked = await lockRows(db, model, 'id', ids);
+  await releaseGenericDependents(db, registry, model, locked, depth, new Set(locked));
+  return deleteRows(db, model, locked);
 }
 
 /** Whether deleting this model's rows (and what the database cascades to) can leave generic references behind. */
@@ -48,15 +65,19 @@ function reachesGeneric(registry: Registry, model: ResolvedModel, seen = new Set
 }
 
 /**
- * Applies generic relations' on_delete for the rows about to go, and for the rows the database will
- * cascade to (a device's interfaces take their cable terminations and IP assignments with them).
+ * Applies generic relations' on_delete for the rows about to go (locked by the caller), and for the rows
+ * the database will cascade to (a device's interfaces take their cable terminations and IP assignments
+ * with them; a region its child regions, and their VLAN groups), each level locked before it is searched.
+ * `seen` holds the rows of a self-referencing cascade already visited, so a cycle in it ends.
  */
-async function releaseGenericDependents(db: Db, registry: Registry, model: ResolvedModel, ids: number[], depth: number): Promise<void> {
-  if (depth > 10 || !ids.length) return;
+async function releaseGenericDependents(db: Db, registry: Registry, model: ResolvedModel, ids: number[], depth: number, seen: Set<number>): Promise<void> {
+  if (depth > MAX_CASCADE_DEPTH || !ids.length) return;
   for (const rel of model.reverse) {
-    if (rel.def.on_delete !== 'cascade' || rel.model === model || !reachesGeneric(registry, rel.model)) continue;
-    const result = await db.raw(`SELECT "id" FROM ${quoteIdent(rel.model.table)} WHERE ${quoteIdent(rel.column!)} = ANY(?)`, [ids]);
-    await releaseGenericDependents(db, registry, rel.model, (result.rows as Array<{ id: number }>).map((r) => r.id), depth + 1);
+    if (rel.def.on_delete !== 'cascade' || !reachesGeneric(registry, rel.model)) continue;
+    const self = rel.model === model;
+    const children = (await lockRows(db, rel.model, rel.column!, ids)).filter((id) => !self || !seen.has(id));
+    if (self) for (const id of children) seen.add(id);
+    await releaseGenericDependents(db, registry, rel.model, children, depth + 1, self ? seen : new Set(children));
   }
   for (const f of genericDependents(registry, model)) {
     const t = quoteIdent(f.model.table);
@@ -92,9 +113,4 @@ export async function protectingObjects(db: Db, model: ResolvedModel, ids: numbe
     }
   }
   return out;
-}
-
-export function protectedMessage(found: Array<{ model: ResolvedModel; row: Row }>): string {
-  const names = found.map(({ model, row }) => `${displayOf(model, row)} (${row.id})`);
-  return `Unable to delete object. ${found.length} dependent objects were found: ${names.join(', ')}`;
 }

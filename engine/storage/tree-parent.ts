@@ -1,19 +1,26 @@
 import type { Knex } from 'knex';
 import type { ResolvedModel } from '../definitions/registry-types';
 import { quoteIdent } from './identifiers';
+import { treeWalk } from '../query/tree-walk';
 
-/** A tree node cannot become its own ancestor: refuses a parent that is the node itself or one of its descendants. */
-export async function checkTreeParent(db: Knex | Knex.Transaction, model: ResolvedModel, id: number, parentId: number | null): Promise<string | null> {
+/** First key of the advisory locks that serialise parent changes ('tree' in ASCII); the second is the table's oid. */
+const TREE_LOCK_SPACE = 0x74726565;
+
+/**
+ * Checks a parent change of a tree node, serialised with every other parent change of the same tree.
+ *
+ * The check alone cannot hold the rule: A.parent = B and B.parent = A, sent at once, would each find no
+ * cycle in what is committed and both commit one. So the write's transaction first takes an advisory lock
+ * keyed by the tree's table (held until commit); the check then runs as a new statement, which sees every
+ * parent change committed before the lock was granted. Creating a node needs no lock: nothing can point
+ * at a row that is not yet committed.
+ *
+ * Refuses a parent that is the node itself or one of its descendants (returns the message).
+ */
+export async function checkTreeParent(trx: Knex.Transaction, model: ResolvedModel, id: number, parentId: number | null): Promise<string | null> {
   if (parentId === null) return null;
   if (parentId === id) return 'Cannot assign self as parent.';
-  const t = quoteIdent(model.table);
-  const result = await db.raw(
-    `WITH RECURSIVE up("id", "parent_id", "depth") AS (
-       SELECT "id", "parent_id", 0 FROM ${t} WHERE "id" = ?
-       UNION ALL
-       SELECT p."id", p."parent_id", up."depth" + 1 FROM ${t} p JOIN up ON p."id" = up."parent_id" WHERE up."depth" < 100
-     ) SELECT 1 FROM up WHERE "id" = ? LIMIT 1`,
-    [parentId, id],
-  );
+  await trx.raw('SELECT pg_advisory_xact_lock(?, ?::regclass::oid::int)', [TREE_LOCK_SPACE, quoteIdent(model.table)]);
+  const result = await trx.raw(`WITH RECURSIVE ${treeWalk('up', model.table, '"id" = ?', 'up')} SELECT 1 FROM "up" WHERE "id" = ? LIMIT 1`, [parentId, id]);
   return (result.rows as unknown[]).length ? 'Cannot assign a child object as parent.' : null;
 }

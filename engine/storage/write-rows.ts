@@ -41,12 +41,6 @@ export async function deleteRows(db: Db, model: ResolvedModel, ids: number[]): P
   return (result.rows as Array<{ id: number }>).map((r) => r.id);
 }
 
-/** Ids among the given that exist. */
-export async function existingIds(db: Db, model: ResolvedModel, ids: number[]): Promise<Set<number>> {
-  const result = await db.raw(`SELECT "id" FROM ${quoteIdent(model.table)} WHERE "id" = ANY(?)`, [ids]);
-  return new Set((result.rows as Array<{ id: number }>).map((r) => r.id));
-}
-
 /** Replaces the child rows a children field holds (e.g. a cable's A-end terminations) with exactly these objects. */
 export async function setChildren(db: Db, field: ResolvedField, parentId: number, refs: Array<{ type: string; id: number }>): Promise<void> {
   const { model: child, via, generic, where } = field.children!;

@@ -32,10 +32,15 @@ export async function customFieldsOf(db: Db, registry: Registry, model: Resolved
   return defs;
 }
 
+/**
+ * The definitions are read FOR SHARE: a value written against a definition must not outlive it. A
+ * delete (or change) of a definition locks its row first, so it either waits for this write and then
+ * strips (or converts) its value too, or this read waits for it and sees the definition as it leaves it.
+ */
 async function loadDefinitions(db: Db, cf: ResolvedModel, model: ResolvedModel): Promise<CustomFieldDef[]> {
   const result = await db.raw(
     `SELECT "name", "type", "required", "default", "validation_minimum", "validation_maximum", "validation_regex", "choices", "object_type"
-       FROM ${quoteIdent(cf.table)} WHERE ? = ANY("content_types") ORDER BY "weight", "name"`,
+       FROM ${quoteIdent(cf.table)} WHERE ? = ANY("content_types") ORDER BY "weight", "name" FOR SHARE`,
     [model.label],
   );
   return result.rows as CustomFieldDef[];

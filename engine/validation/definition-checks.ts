@@ -6,12 +6,21 @@ import { quoteIdent } from '../storage/identifiers';
 
 type Db = Knex | Knex.Transaction;
 
-/** A path's value on the row "t", read through its relations (NULL when a hop on the way is unset). */
-function valueAt(model: ResolvedModel, path: string): string {
+/**
+ * A path's value on the row "t", read through its relations (NULL when a hop on the way is unset).
+ *
+ * `locked` (what a verdict reads): each related row on the way is read FOR SHARE. A rule across rows
+ * judged on a plain read would pass on a related row another transaction has already changed but not
+ * yet committed (a rack moved to another site while a device is placed in it), and the write would
+ * commit against a row that no longer exists as judged. FOR SHARE waits for such a change and reads
+ * the row as it leaves it, and keeps the row from changing until this write commits. Message values
+ * are read plainly: they do not decide anything.
+ */
+function valueAt(model: ResolvedModel, path: string, locked = false): string {
   const route: FilterPath = resolvePath(model, path);
   const f = route.field;
   if (route.multiValued || route.narrowed || !f.column) throw new Error(`${model.label}: check path ${path} must end on a stored field, one value per object`);
-  return route.value(f.column);
+  return route.value(f.column, locked);
 }
 
 const PLACEHOLDER = /\{([a-z_][a-z0-9_.]*)\}/g;
@@ -19,16 +28,16 @@ const PLACEHOLDER = /\{([a-z_][a-z0-9_.]*)\}/g;
 /** The SQL of a check: true when the rule is broken. */
 function brokenWhen(model: ResolvedModel, check: Check): string {
   if (check.same) {
-    const [a, b] = check.same.map((p) => valueAt(model, p));
+    const [a, b] = check.same.map((p) => valueAt(model, p, true));
     return `(${a}) IS NOT NULL AND (${b}) IS NOT NULL AND (${a}) <> (${b})`;
   }
   if (check.between) {
-    const v = valueAt(model, check.field!);
-    const [lo, hi] = check.between.map((p) => valueAt(model, p));
+    const v = valueAt(model, check.field!, true);
+    const [lo, hi] = check.between.map((p) => valueAt(model, p, true));
     return `(${v}) < COALESCE((${lo}), (${v})) OR (${v}) > COALESCE((${hi}), (${v}))`;
   }
-  if (check.any_of) return check.any_of.map((p) => `(${valueAt(model, p)}) IS NULL`).join(' AND ');
-  if (check.at_most_one) return `(${check.at_most_one.map((p) => `(CASE WHEN (${valueAt(model, p)}) IS NULL THEN 0 ELSE 1 END)`).join(' + ')}) > 1`;
+  if (check.any_of) return check.any_of.map((p) => `(${valueAt(model, p, true)}) IS NULL`).join(' AND ');
+  if (check.at_most_one) return `(${check.at_most_one.map((p) => `(CASE WHEN (${valueAt(model, p, true)}) IS NULL THEN 0 ELSE 1 END)`).join(' + ')}) > 1`;
   throw new Error(`${model.label}: a check needs same, between, any_of or at_most_one`);
 }
 

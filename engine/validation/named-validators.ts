@@ -7,16 +7,20 @@ type Db = Knex | Knex.Transaction;
 /**
  * A rule a definition names for a relation field, checked inside the write's transaction after the
  * row is written (so it sees the object as it will be). Returns the error message, or null.
+ *
+ * The rows a validator judges are read FOR SHARE: a concurrent change of them (the IP moved to another
+ * device's interface) is waited for and judged as it leaves them, and cannot start until this write
+ * commits, so nothing changes between the verdict and the commit.
  */
 export type FieldValidator = (db: Db, registry: Registry, model: ResolvedModel, id: number, field: ResolvedField, value: number) => Promise<string | null>;
 
-/** The address text of the related object (its first inet/cidr field), for messages. */
-async function addressOf(db: Db, target: ResolvedModel, id: number): Promise<{ text: string; family: number } | null> {
+/** Locks the related object (FOR SHARE) and reads its address (its first inet/cidr field, if any). */
+async function lockAndAddress(db: Db, target: ResolvedModel, id: number): Promise<{ text: string; family: number } | null> {
   const f = target.fieldList.find((x) => x.kind === 'inet' || x.kind === 'cidr');
-  if (!f) return null;
-  const r = await db.raw(`SELECT text(${quoteIdent(f.column!)}) AS "a", family(${quoteIdent(f.column!)}) AS "f" FROM ${quoteIdent(target.table)} WHERE "id" = ?`, [id]);
-  const row = (r.rows as Array<{ a: string; f: number }>)[0];
-  return row ? { text: row.a, family: row.f } : null;
+  const read = f ? `text(${quoteIdent(f.column!)}) AS "a", family(${quoteIdent(f.column!)}) AS "f"` : `NULL::text AS "a", NULL::int AS "f"`;
+  const r = await db.raw(`SELECT ${read} FROM ${quoteIdent(target.table)} WHERE "id" = ? FOR SHARE`, [id]);
+  const row = (r.rows as Array<{ a: string | null; f: number | null }>)[0];
+  return row?.a != null && row.f != null ? { text: row.a, family: row.f } : null;
 }
 
 /**
@@ -27,24 +31,25 @@ const assignedToSelf: FieldValidator = async (db, registry, model, id, field, va
   const target = field.target!;
   const generic = target.fieldList.find((f) => f.kind === 'generic_fk');
   if (!generic) return null;
+  // The related object first, alone: the join below then reads its assignment as committed and locked.
+  const addr = await lockAndAddress(db, target, value);
   const holders = (generic.genericTargets ?? []).flatMap((m) =>
     m.fieldList.filter((f) => f.kind === 'fk' && f.target === model).map((fk) => ({ holder: m, fk })),
   );
   for (const { holder, fk } of holders) {
     const r = await db.raw(
       `SELECT 1 FROM ${quoteIdent(target.table)} x JOIN ${quoteIdent(holder.table)} h ON x.${quoteIdent(generic.typeColumn!)} = ? AND x.${quoteIdent(generic.idColumn!)} = h."id"
-        WHERE x."id" = ? AND h.${quoteIdent(fk.column!)} = ?`,
+        WHERE x."id" = ? AND h.${quoteIdent(fk.column!)} = ? FOR SHARE OF h`,
       [holder.label, value, id],
     );
     if ((r.rows as unknown[]).length) return null;
   }
-  const addr = await addressOf(db, target, value);
   return `The specified IP address (${addr?.text ?? value}) is not assigned to this ${model.verboseName}.`;
 };
 
 function familyIs(family: 4 | 6): FieldValidator {
   return async (db, _registry, _model, _id, field, value) => {
-    const addr = await addressOf(db, field.target!, value);
+    const addr = await lockAndAddress(db, field.target!, value);
     return addr && addr.family !== family ? `${addr.text} is not an IPv${family} address.` : null;
   };
 }

@@ -126,10 +126,18 @@ export async function resolveRelated(db: Knex | Knex.Transaction, target: Resolv
   return { ok: true, id: pk };
 }
 
-/** Whether the ids all exist in the model's table; returns the missing ones. */
+/**
+ * Whether the ids all exist in the model's table; returns the missing ones.
+ *
+ * The rows found are locked (FOR KEY SHARE, in id order) until the write's transaction ends: a generic
+ * relation or a children field names them without a foreign key, so this lock is what keeps them from
+ * being deleted between the check and the commit. A delete locks what it deletes FOR UPDATE first, so
+ * either it waits for this write (and then finds and follows the new reference) or this check waits
+ * for the delete and finds the row gone.
+ */
 export async function missingIds(db: Knex | Knex.Transaction, model: ResolvedModel, ids: number[]): Promise<number[]> {
   if (!ids.length) return [];
-  const result = await db.raw(`SELECT "id" FROM ${quoteIdent(model.table)} WHERE "id" = ANY(?)`, [ids]);
+  const result = await db.raw(`SELECT "id" FROM ${quoteIdent(model.table)} WHERE "id" = ANY(?) ORDER BY "id" FOR KEY SHARE`, [ids]);
   const found = new Set((result.rows as Array<{ id: number }>).map((r) => r.id));
   return ids.filter((id) => !found.has(id));
 }
