@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from './config';
+import { packageRoot } from './package-root';
 import type { Registry } from './definitions/registry-types';
 import { loadDefinitions } from './definitions/load-definitions';
 import { resolveRegistry } from './definitions/resolve-registry';
@@ -20,7 +21,7 @@ export function loadRegistry(schemaDir: string): Registry {
 }
 
 export function packageVersion(): string {
-  const pkg = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')) as { version: string };
+  const pkg = JSON.parse(fs.readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as { version: string };
   return pkg.version;
 }
 

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { packageRoot } from './package-root';
 
 /** Runtime settings, read from the environment under NetBox's names where NetBox has one. */
 export interface Config {
@@ -22,8 +23,6 @@ export interface Config {
   schemaDir: string;
   migrationsDir: string;
 }
-
-const ROOT = path.resolve(__dirname, '..');
 
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const raw = env[name];
@@ -59,7 +58,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowTokenRetrieval: bool(env, 'ALLOW_TOKEN_RETRIEVAL', true),
     trustedProxies: list(env.TRUSTED_PROXIES),
     workers: int(env, 'PATCHBAY_WORKERS', 0),
-    schemaDir: path.resolve(env.PATCHBAY_SCHEMA_DIR || path.join(ROOT, 'schema')),
-    migrationsDir: path.resolve(env.PATCHBAY_MIGRATIONS_DIR || path.join(ROOT, 'migrations')),
+    schemaDir: path.resolve(env.PATCHBAY_SCHEMA_DIR || path.join(packageRoot(), 'schema')),
+    migrationsDir: path.resolve(env.PATCHBAY_MIGRATIONS_DIR || path.join(packageRoot(), 'migrations')),
   };
 }
