@@ -1,9 +1,9 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import knexLib, { Knex } from 'knex';
 import pg from 'pg';
 import ClientPgLite from 'knex-pglite';
 import { PGlite } from '@electric-sql/pglite';
+import { lockDataDir, type DataDirLock } from './data-dir-lock';
 
 // Ids are bigint columns; they stay far below 2^53, so clients get numbers as NetBox gives them.
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -29,6 +29,7 @@ export interface Database {
 /** One handle for both back ends: PostgreSQL through pg, or embedded PostgreSQL (PGlite) in-process. */
 export async function connectDatabase(opts: DatabaseOptions): Promise<Database> {
   let knex: Knex;
+  let lock: DataDirLock | null = null;
   if (opts.url) {
     knex = knexLib({
       client: 'pg',
@@ -39,7 +40,7 @@ export async function connectDatabase(opts: DatabaseOptions): Promise<Database> 
   } else {
     if (opts.dataDir) {
       fs.mkdirSync(opts.dataDir, { recursive: true });
-      lockDataDir(opts.dataDir);
+      lock = await lockDataDir(opts.dataDir);
     }
     const pglite = new PGlite(opts.dataDir);
     knex = knexLib({
@@ -56,39 +57,9 @@ export async function connectDatabase(opts: DatabaseOptions): Promise<Database> 
     knex,
     embedded: !opts.url,
     schema: opts.schema,
-    close: () => knex.destroy(),
+    close: async () => {
+      await knex.destroy();
+      await lock?.release();
+    },
   };
-}
-
-/**
- * The embedded database is one process's: a second process on the same folder would see a stale copy
- * and lose its writes. A lock file naming the owner's pid makes the second one stop with a clear error.
- */
-function lockDataDir(dir: string): void {
-  const lock = path.join(dir, 'patchbay.pid');
-  try {
-    const pid = Number(fs.readFileSync(lock, 'utf8'));
-    if (pid && pid !== process.pid && processAlive(pid)) {
-      throw new Error(`the embedded database in ${dir} is in use by process ${pid}; stop it first (or use DATABASE_URL for a shared server)`);
-    }
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-  }
-  fs.writeFileSync(lock, String(process.pid));
-  process.once('exit', () => {
-    try {
-      if (fs.readFileSync(lock, 'utf8') === String(process.pid)) fs.unlinkSync(lock);
-    } catch {
-      // Already gone.
-    }
-  });
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
