@@ -1,9 +1,11 @@
 import cluster from 'node:cluster';
+import http from 'node:http';
 import os from 'node:os';
 import { loadConfig } from './engine/config';
 import { createApp } from './engine/app';
 import { loadRegistry, openDatabase, openMigrated, packageVersion } from './engine/boot';
 import { systemClock } from './engine/auth/clock';
+import { handleInRequestScope } from './engine/storage/request-scope';
 
 /**
  * Builds the app from the registry and listens. On a PostgreSQL server it runs PATCHBAY_WORKERS
@@ -34,9 +36,11 @@ export async function serve(): Promise<void> {
     process.once('SIGTERM', stop);
     return;
   }
-  const db = cluster.isWorker ? await openDatabase(config) : (await openMigrated(config)).db;
+  const db = cluster.isWorker ? await openDatabase(config, 'serve') : (await openMigrated(config, 'serve')).db;
   const app = createApp({ registry, knex: db.knex, config, version: packageVersion(), embedded: db.embedded, clock: systemClock });
-  const server = app.listen(config.port, config.host, () => {
+  // Each request runs in its own scope, so that the queries of a request whose client left can be cancelled.
+  const server = http.createServer((req, res) => handleInRequestScope(req, res, () => app(req, res)));
+  server.listen(config.port, config.host, () => {
     if (cluster.isWorker) return;
     const where = db.embedded ? `embedded PostgreSQL in ${config.dataDir}` : 'PostgreSQL';
     console.log(`Patchbay ${packageVersion()} serving http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}/api/ on ${where}`);

@@ -4,6 +4,7 @@ import pg from 'pg';
 import ClientPgLite from 'knex-pglite';
 import { PGlite } from '@electric-sql/pglite';
 import { lockDataDir, type DataDirLock } from './data-dir-lock';
+import { pgClientClass } from './pg-client';
 
 // Ids are bigint columns; they stay far below 2^53, so clients get numbers as NetBox gives them.
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -17,6 +18,20 @@ export interface DatabaseOptions {
   /** A schema to work in (tests use one per file); created when missing. */
   schema?: string;
   poolMax?: number;
+  /** Limits on a PostgreSQL server; none when absent. The embedded database runs in-process: none apply. */
+  limits?: DatabaseLimits;
+}
+
+/** Milliseconds; 0 means no limit. */
+export interface DatabaseLimits {
+  /** statement_timeout, enforced by the server. */
+  statementTimeoutMs: number;
+  /** How long a query may go unanswered before the client drops its connection (a frozen server enforces nothing). */
+  queryTimeoutMs: number;
+  /** Opening a connection, through authentication. */
+  connectTimeoutMs: number;
+  /** Waiting for a free connection from the pool, connecting included. */
+  acquireTimeoutMs: number;
 }
 
 export interface Database {
@@ -31,11 +46,20 @@ export async function connectDatabase(opts: DatabaseOptions): Promise<Database> 
   let knex: Knex;
   let lock: DataDirLock | null = null;
   if (opts.url) {
+    const limits = opts.limits;
     knex = knexLib({
-      client: 'pg',
-      connection: opts.url,
+      client: pgClientClass({ queryTimeoutMs: limits?.queryTimeoutMs ?? 0 }),
+      connection: {
+        connectionString: opts.url,
+        application_name: 'patchbay',
+        ...(limits ? { statement_timeout: limits.statementTimeoutMs, connectionTimeoutMillis: limits.connectTimeoutMs } : {}),
+      },
       pool: { min: 0, max: opts.poolMax ?? 10 },
+      ...(limits?.acquireTimeoutMs ? { acquireConnectionTimeout: limits.acquireTimeoutMs } : {}),
       searchPath: opts.schema ? [opts.schema] : undefined,
+      // knex would otherwise paste the bound values (token keys, passwords) into error messages and logs.
+      compileSqlOnError: false,
+      log: quietKnexLog,
     });
   } else {
     if (opts.dataDir) {
@@ -48,6 +72,7 @@ export async function connectDatabase(opts: DatabaseOptions): Promise<Database> 
       dialect: 'postgres',
       connection: { pglite } as unknown as Knex.StaticConnectionConfig,
       searchPath: opts.schema ? [opts.schema] : undefined,
+      compileSqlOnError: false,
     });
   }
   if (opts.schema) {
@@ -63,3 +88,15 @@ export async function connectDatabase(opts: DatabaseOptions): Promise<Database> 
     },
   };
 }
+
+/**
+ * knex warns, with a stack, on each failed connection attempt and each retired connection. Both reach the
+ * code that asked for the connection (a 503, a startup retry line); a second, multi-line report of them
+ * would bury the log during an outage. Other warnings pass, on one line.
+ */
+const quietKnexLog: Knex.Logger = {
+  warn(message: string) {
+    if (/^(Acquire connection error|Connection Error):/.test(message)) return;
+    console.error(`knex: ${message.split('\n')[0]}`);
+  },
+};
