@@ -32,16 +32,28 @@ function listen(server: net.Server, address: string): Promise<void> {
   });
 }
 
-/** Asks the holder for its pid (it answers every connection with it); null when nobody answers. */
-function holderPid(address: string): Promise<number | null> {
+function askPid(address: string): Promise<number | 'refused' | null> {
   return new Promise((resolve) => {
     let text = '';
     const socket = net.connect({ path: address });
     socket.setTimeout(2000, () => socket.destroy());
     socket.on('data', (b: Buffer) => (text += b.toString()));
-    socket.on('error', () => resolve(null));
+    socket.on('error', (e: NodeJS.ErrnoException) => resolve(e.code === 'ECONNREFUSED' ? 'refused' : null));
     socket.on('close', () => resolve(/^\d+$/.test(text) ? Number(text) : null));
   });
+}
+
+/**
+ * Asks the holder for its pid (it answers every connection with it); null when nobody answers. A holder
+ * that has bound the socket but not yet called listen() refuses connections for a moment: ask again.
+ */
+async function holderPid(address: string): Promise<number | null> {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const answer = await askPid(address);
+    if (answer !== 'refused') return answer;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  return null;
 }
 
 /**
