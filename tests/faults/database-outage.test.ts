@@ -7,7 +7,7 @@
  */
 import type pg from 'pg';
 import { FaultProxy } from './tcp-proxy';
-import { databaseUrl, describeOnPostgres, freshDatabase, makeToken, pgTarget, spawnServer, startServer, until, waitingOnLock, type ServerUnderTest } from './fault-server';
+import { databaseUrl, describeOnPostgres, freshDatabase, makeToken, pgTarget, spawnServer, startServer, terminateServerBackends, until, waitingOnLock, type ServerUnderTest } from './fault-server';
 import { describeTally, request, tally, type Outcome } from './http';
 
 /** Limits that let a request wait on a lock the suite holds, and fail within seconds otherwise. */
@@ -97,8 +97,8 @@ describeOnPostgres('a running server while the database fails', () => {
     const { during, terminated } = await withSitesLocked(t.db.sql, async () => {
       const inFlight = Array.from({ length: 4 }, () => sites());
       await until('4 requests waiting on the lock', async () => (await waitingOnLock(t.db.sql, t.db.name)) === 4);
-      const r = await t.db.sql.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND application_name = 'patchbay'`, [t.db.name]);
-      return { during: await Promise.all(inFlight), terminated: r.rowCount };
+      const terminated = await terminateServerBackends(t.db.sql, t.db.name);
+      return { during: await Promise.all(inFlight), terminated };
     });
     const after: Outcome[] = [];
     for (let i = 0; i < 10; i++) after.push(await sites());

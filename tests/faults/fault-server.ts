@@ -57,15 +57,21 @@ export async function makeToken(sql: pg.Client): Promise<string> {
   return key;
 }
 
-/** The server's backends (application_name patchbay) in this database that wait on a lock. */
+/** Backends in this database waiting on a lock: the server's (the suite's own client never waits). */
 export async function waitingOnLock(sql: pg.Client, database: string): Promise<number> {
   // Inside a transaction (the one holding the lock) the view would otherwise show its first snapshot forever.
   await sql.query('SELECT pg_stat_clear_snapshot()');
   const r = await sql.query(
-    `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND application_name = 'patchbay' AND wait_event_type = 'Lock'`,
+    `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid() AND wait_event_type = 'Lock'`,
     [database],
   );
   return (r.rows[0] as { n: number }).n;
+}
+
+/** Terminates every backend in this database but the suite's own, as a restart of PostgreSQL would; returns how many. */
+export async function terminateServerBackends(sql: pg.Client, database: string): Promise<number> {
+  const r = await sql.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [database]);
+  return r.rowCount ?? 0;
 }
 
 export async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 20_000): Promise<void> {
@@ -153,11 +159,12 @@ export async function spawnServer(env: Record<string, string>): Promise<ServerUn
   };
 }
 
-/** Spawns the server and waits until it says it is serving. */
+/** Spawns the server and waits until it says it is serving, and answers. */
 export async function startServer(env: Record<string, string>): Promise<ServerUnderTest> {
   const s = await spawnServer(env);
   try {
     await s.waitFor(/serving http:\/\//);
+    await until('the server to answer', async () => (await fetch(`${s.url}/api/`).then((r) => r.status, () => 0)) === 200);
   } catch (e) {
     await s.kill('SIGKILL');
     throw e;
