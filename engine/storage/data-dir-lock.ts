@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { StartupError } from './startup-error';
 
 /** A held data-folder lock. The operating system drops it when the process ends, however it ends. */
 export interface DataDirLock {
@@ -76,7 +77,7 @@ export async function lockDataDir(dir: string): Promise<DataDirLock> {
         fs.rmSync(address, { force: true });
         continue;
       }
-      throw new Error(`the embedded database in ${dir} is in use by ${pid === null ? 'another process' : `process ${pid}`}; stop it first (or use DATABASE_URL for a shared server)`);
+      throw new StartupError(`the embedded database in ${dir} is in use by ${pid === null ? 'another process' : `process ${pid}`}; stop it first (or use DATABASE_URL for a shared server)`);
     }
   }
   server.unref();

@@ -1,10 +1,6 @@
 import type { Knex } from 'knex';
 import { unavailableReason } from './db-unavailable';
-
-/** A failure to start that the operator needs in one line, not a stack (engine/cli/bin.cjs prints its message). */
-export class StartupError extends Error {
-  override readonly name = 'StartupError';
-}
+import { StartupError } from './startup-error';
 
 /** host:port/database of a postgres:// URL, without the credentials, for messages. */
 export function describeDatabaseUrl(url: string): string {
