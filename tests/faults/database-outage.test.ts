@@ -125,6 +125,14 @@ describeOnPostgres('a running server while the database fails', () => {
 describeOnPostgres('a running server while the database freezes', () => {
   const { t, sites, statusPage } = serverThroughProxy(FROZEN_LIMITS);
 
+  test('a statement past PATCHBAY_DB_STATEMENT_TIMEOUT is cancelled by PostgreSQL itself, and is a 503', async () => {
+    const o = await withSitesLocked(t.db.sql, () => sites());
+    expectUnavailable(o);
+    // PostgreSQL's statement_timeout (1 s), not the client-side query timeout (2 s), ended it.
+    expect(t.server.output()).toMatch(/GET \/api\/dcim\/sites\/: database unavailable \(57014: /);
+    expect(t.server.output()).not.toContain('no answer within PATCHBAY_DB_QUERY_TIMEOUT');
+  });
+
   test('frozen: a request gets a 503 within the query timeout, and no stuck connection reaches a later request', async () => {
     await sites(); // a pooled connection, open and idle, when the database freezes
     t.proxy.blackhole();
