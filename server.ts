@@ -1,46 +1,49 @@
 import cluster from 'node:cluster';
+import http from 'node:http';
 import os from 'node:os';
 import { loadConfig } from './engine/config';
 import { createApp } from './engine/app';
 import { loadRegistry, openDatabase, openMigrated, packageVersion } from './engine/boot';
 import { systemClock } from './engine/auth/clock';
+import { handleInRequestScope } from './engine/storage/request-scope';
+import { superviseWorkers } from './engine/cli/cluster-supervisor';
+import { trackInFlight } from './engine/cli/drain';
+import { onStopSignal } from './engine/cli/stop-signals';
+
+/** How long closing the database pool may take at exit (a frozen server would hold it forever). */
+const POOL_CLOSE_MS = 5000;
+
+const log = (line: string) => console.log(line);
 
 /**
  * Builds the app from the registry and listens. On a PostgreSQL server it runs PATCHBAY_WORKERS
  * processes (default: one per CPU) sharing the port, since serializing large pages is CPU work;
- * the embedded database belongs to one process, so it runs one.
+ * the embedded database belongs to one process, so it runs one. SIGTERM drains (docs/operations.md).
  */
 export async function serve(): Promise<void> {
   const config = loadConfig();
   const registry = loadRegistry(config.schemaDir);
   const workers = config.databaseUrl ? config.workers || os.availableParallelism() : 1;
+  const address = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}/api/`;
   if (cluster.isPrimary && workers > 1) {
     const { db, applied } = await openMigrated(config);
-    if (applied.length) console.log(`applied migrations: ${applied.join(', ')}`);
+    if (applied.length) log(`applied migrations: ${applied.join(', ')}`);
     await db.close();
-    for (let i = 0; i < workers; i++) cluster.fork();
-    cluster.on('exit', (worker, code, signal) => {
-      if (signal !== 'SIGTERM' && signal !== 'SIGINT' && code !== 0) {
-        console.error(`worker ${worker.process.pid} exited (${signal ?? code}); starting another`);
-        cluster.fork();
-      }
-    });
-    console.log(`Patchbay ${packageVersion()} serving http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}/api/ on PostgreSQL with ${workers} workers`);
-    const stop = () => {
-      for (const w of Object.values(cluster.workers ?? {})) w?.kill('SIGTERM');
-      process.exit(0);
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+    superviseWorkers(workers, config.shutdownGraceMs, log, () => log(`Patchbay ${packageVersion()} serving ${address} on PostgreSQL with ${workers} workers`));
     return;
   }
-  const db = cluster.isWorker ? await openDatabase(config) : (await openMigrated(config)).db;
+  let db;
+  if (cluster.isWorker) {
+    db = await openDatabase(config, 'serve');
+  } else {
+    const migrated = await openMigrated(config, 'serve');
+    if (migrated.applied.length) log(`applied migrations: ${migrated.applied.join(', ')}`);
+    db = migrated.db;
+  }
   const app = createApp({ registry, knex: db.knex, config, version: packageVersion(), embedded: db.embedded, clock: systemClock });
-  const server = app.listen(config.port, config.host, () => {
-    if (cluster.isWorker) return;
-    const where = db.embedded ? `embedded PostgreSQL in ${config.dataDir}` : 'PostgreSQL';
-    console.log(`Patchbay ${packageVersion()} serving http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}/api/ on ${where}`);
-  });
+  // Each request runs in its own scope, so that the queries of a request whose client left can be cancelled.
+  const server = http.createServer((req, res) => handleInRequestScope(req, res, () => app(req, res)));
+  const inFlight = trackInFlight(server);
   // Requests Node's parser refuses (headers over its size limit, malformed request lines) still get a JSON body.
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
     if (!socket.writable) return socket.destroy();
@@ -48,10 +51,15 @@ export async function serve(): Promise<void> {
     const body = JSON.stringify({ detail: status === 431 ? 'Request headers too large.' : 'Bad request.' });
     socket.end(`HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
   });
-  const stop = () => {
-    server.close();
-    db.close().finally(() => process.exit(0));
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  server.listen(config.port, config.host, () => {
+    if (cluster.isWorker) return;
+    log(`Patchbay ${packageVersion()} serving ${address} on ${db.embedded ? `embedded PostgreSQL in ${config.dataDir}` : 'PostgreSQL'}`);
+  });
+  onStopSignal(async () => {
+    const cut = await inFlight.drain(config.shutdownGraceMs);
+    if (cut) console.error(`stopping: ${cut} requests still running after PATCHBAY_SHUTDOWN_GRACE were cut`);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([db.close(), new Promise((resolve) => (timer = setTimeout(resolve, POOL_CLOSE_MS)))]);
+    clearTimeout(timer);
+  });
 }

@@ -18,6 +18,8 @@ import { allowedHosts } from './routes/allowed-hosts';
 import { closeUnreadBodies } from './routes/request-body';
 import { knownPrincipal, loginRequired } from './auth/login-required';
 import { overHttps } from './auth/sessions';
+import { RETRY_AFTER_SECONDS, unavailableDetail, unavailableReason } from './storage/db-unavailable';
+import { databaseReachable } from './storage/database-ping';
 
 /** Scheme and host of the URLs in answers: HTTPS when the connection is, or when a trusted proxy says so. */
 function originOf(ctx: ApiContext, req: Request): string {
@@ -76,7 +78,7 @@ async function handleApi(ctx: ApiContext, req: Request, res: Response): Promise<
     return;
   }
   if (parts.length === 0) return sendReadOnly(req, res, apiRoot(origin));
-  if (parts.length === 1 && parts[0] === 'status') return sendReadOnly(req, res, status(ctx.version, ctx.embedded ?? false));
+  if (parts.length === 1 && parts[0] === 'status') return sendStatus(ctx, req, res);
   if (parts.length === 1) {
     const body = appRoot(ctx.registry, origin, parts[0]!);
     if (!body) throw notFound();
@@ -108,6 +110,14 @@ function sendReadOnly(req: Request, res: Response, body: unknown): void {
   sendJson(req, res, 200, body);
 }
 
+/** /api/status/: a 503 while the database does not answer, so that a load balancer's health check sees it. */
+async function sendStatus(ctx: ApiContext, req: Request, res: Response): Promise<void> {
+  if (!READ_ONLY_METHODS.includes(req.method)) throw methodNotAllowed(req.method, READ_ONLY_METHODS);
+  const reachable = await databaseReachable(ctx.knex);
+  if (!reachable) res.setHeader('Retry-After', String(RETRY_AFTER_SECONDS));
+  sendJson(req, res, reachable ? 200 : 503, status(ctx.version, ctx.embedded ?? false, reachable));
+}
+
 /** Per-request context: the caller, and their permissions loaded at most once, on first need. */
 function callContext(ctx: ApiContext, principal: Principal | null, origin: string, query: URLSearchParams, requestId: string): CallContext {
   let grants: Promise<Grant[]> | undefined;
@@ -134,6 +144,13 @@ function handleError(err: unknown, req: Request, res: Response): void {
     return sendJson(req, res, e.status, { detail: e.message ?? 'Bad request.' });
   }
   const requestId = String(res.locals.requestId ?? '');
+  const unavailable = unavailableReason(err);
+  if (unavailable) {
+    // The database's state, not a bug: one line in the log, and a 503 the client may retry.
+    console.error(`[${requestId}] ${req.method} ${req.originalUrl}: database unavailable (${unavailable})`);
+    res.setHeader('Retry-After', String(RETRY_AFTER_SECONDS));
+    return sendJson(req, res, 503, { detail: unavailableDetail(), request_id: requestId });
+  }
   console.error(`[${requestId}] ${req.method} ${req.originalUrl} failed:`, err);
   sendJson(req, res, 500, { detail: 'Internal server error.', request_id: requestId });
 }

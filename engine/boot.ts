@@ -1,10 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from './config';
+import { packageRoot } from './package-root';
 import type { Registry } from './definitions/registry-types';
 import { loadDefinitions } from './definitions/load-definitions';
 import { resolveRegistry } from './definitions/resolve-registry';
-import { connectDatabase, type Database } from './storage/connect';
+import { connectDatabase, type Database, type DatabaseLimits } from './storage/connect';
+import { describeDatabaseUrl, waitForDatabase } from './storage/wait-for-database';
 import { migrate } from './storage/migrator';
 import { filterTable } from './filters/filter-table';
 import { compileChecks } from './validation/definition-checks';
@@ -20,18 +22,54 @@ export function loadRegistry(schemaDir: string): Registry {
 }
 
 export function packageVersion(): string {
-  const pkg = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')) as { version: string };
+  const pkg = JSON.parse(fs.readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as { version: string };
   return pkg.version;
 }
 
-/** The database the configuration names: a PostgreSQL server, or the embedded one in the data folder. */
-export function openDatabase(config: Config): Promise<Database> {
-  return connectDatabase(config.databaseUrl ? { url: config.databaseUrl } : { dataDir: config.dataDir });
+/**
+ * What the database is opened for: serving requests, under every limit of the configuration, or a
+ * command (migrate, createsuperuser...), under the connection limits only, since a migration may run long.
+ */
+export type DatabaseUse = 'serve' | 'command';
+
+function limitsFor(config: Config, use: DatabaseUse): DatabaseLimits {
+  return {
+    statementTimeoutMs: use === 'serve' ? config.dbStatementTimeoutMs : 0,
+    queryTimeoutMs: use === 'serve' ? config.dbQueryTimeoutMs : 0,
+    connectTimeoutMs: config.dbConnectTimeoutMs,
+    acquireTimeoutMs: config.dbAcquireTimeoutMs,
+  };
 }
 
-/** Opens the database and brings it up to date with the committed migrations. */
-export async function openMigrated(config: Config): Promise<{ db: Database; applied: string[] }> {
-  const db = await openDatabase(config);
+/**
+ * The database the configuration names: the embedded one in the data folder, or a PostgreSQL server,
+ * waited for (PATCHBAY_DB_STARTUP_TIMEOUT) when it does not answer yet.
+ */
+export async function openDatabase(config: Config, use: DatabaseUse = 'command'): Promise<Database> {
+  if (!config.databaseUrl) return connectDatabase({ dataDir: config.dataDir });
+  const db = await connectDatabase({ url: config.databaseUrl, poolMax: config.dbPoolSize, limits: limitsFor(config, use) });
+  try {
+    await waitForDatabase(db.knex, { timeoutMs: config.dbStartupTimeoutMs, where: describeDatabaseUrl(config.databaseUrl) });
+  } catch (e) {
+    await db.close();
+    throw e;
+  }
+  return db;
+}
+
+/** Opens the database and brings it up to date with the committed migrations (always without query limits). */
+export async function openMigrated(config: Config, use: DatabaseUse = 'command'): Promise<{ db: Database; applied: string[] }> {
+  if (use === 'serve' && config.databaseUrl) {
+    const forMigrations = await openDatabase(config, 'command');
+    let applied: string[];
+    try {
+      applied = await migrate(forMigrations.knex, config.migrationsDir);
+    } finally {
+      await forMigrations.close();
+    }
+    return { db: await openDatabase(config, 'serve'), applied };
+  }
+  const db = await openDatabase(config, use);
   const applied = await migrate(db.knex, config.migrationsDir);
   return { db, applied };
 }

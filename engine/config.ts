@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { packageRoot } from './package-root';
 
 /** Runtime settings, read from the environment under NetBox's names where NetBox has one. */
 export interface Config {
@@ -29,9 +30,23 @@ export interface Config {
   /** Where definitions and migrations are read from. */
   schemaDir: string;
   migrationsDir: string;
-}
 
-const ROOT = path.resolve(__dirname, '..');
+  // Operations (docs/operations.md): database limits, waiting for the database at start, draining on SIGTERM.
+  /** Milliseconds (0: no limit) of statement_timeout, enforced by the PostgreSQL server. */
+  dbStatementTimeoutMs: number;
+  /** Milliseconds a query may go unanswered before its connection is dropped (a frozen server enforces nothing). */
+  dbQueryTimeoutMs: number;
+  /** Milliseconds to open a connection. */
+  dbConnectTimeoutMs: number;
+  /** Milliseconds a request waits for a free pooled connection. */
+  dbAcquireTimeoutMs: number;
+  /** Connections per server process. */
+  dbPoolSize: number;
+  /** Milliseconds commands keep retrying a database that does not answer at start before giving up. */
+  dbStartupTimeoutMs: number;
+  /** Milliseconds in-flight requests get to finish after SIGTERM. */
+  shutdownGraceMs: number;
+}
 
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const raw = env[name];
@@ -40,6 +55,16 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
   return n;
+}
+
+/** Seconds (decimals allowed; None means 0), as milliseconds. */
+function seconds(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback * 1000;
+  if (raw.toLowerCase() === 'none') return 0;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number of seconds, got "${raw}"`);
+  return Math.round(n * 1000);
 }
 
 function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
@@ -71,7 +96,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bulkMaxObjects: int(env, 'PATCHBAY_BULK_MAX_OBJECTS', 10_000),
     dataUploadMaxMemorySize: Math.max(1024, int(env, 'DATA_UPLOAD_MAX_MEMORY_SIZE', 2_621_440)),
     allowedHosts: env.ALLOWED_HOSTS === undefined || env.ALLOWED_HOSTS === '' ? ['*'] : list(env.ALLOWED_HOSTS),
-    schemaDir: path.resolve(env.PATCHBAY_SCHEMA_DIR || path.join(ROOT, 'schema')),
-    migrationsDir: path.resolve(env.PATCHBAY_MIGRATIONS_DIR || path.join(ROOT, 'migrations')),
+    schemaDir: path.resolve(env.PATCHBAY_SCHEMA_DIR || path.join(packageRoot(), 'schema')),
+    migrationsDir: path.resolve(env.PATCHBAY_MIGRATIONS_DIR || path.join(packageRoot(), 'migrations')),
+    ...operationsSettings(env),
+  };
+}
+
+/** The operations block of the configuration (docs/operations.md lists each with its default). */
+function operationsSettings(env: NodeJS.ProcessEnv) {
+  const dbStatementTimeoutMs = seconds(env, 'PATCHBAY_DB_STATEMENT_TIMEOUT', 30);
+  return {
+    dbStatementTimeoutMs,
+    // The server's own limit should fire first; the client's is the backstop for a server that cannot.
+    dbQueryTimeoutMs: seconds(env, 'PATCHBAY_DB_QUERY_TIMEOUT', dbStatementTimeoutMs ? dbStatementTimeoutMs / 1000 + 5 : 0),
+    dbConnectTimeoutMs: seconds(env, 'PATCHBAY_DB_CONNECT_TIMEOUT', 5),
+    dbAcquireTimeoutMs: seconds(env, 'PATCHBAY_DB_ACQUIRE_TIMEOUT', 10),
+    dbPoolSize: Math.max(1, int(env, 'PATCHBAY_DB_POOL_SIZE', 10)),
+    dbStartupTimeoutMs: seconds(env, 'PATCHBAY_DB_STARTUP_TIMEOUT', 60),
+    shutdownGraceMs: seconds(env, 'PATCHBAY_SHUTDOWN_GRACE', 25),
   };
 }

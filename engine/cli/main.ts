@@ -1,11 +1,9 @@
 import { loadConfig } from '../config';
 import { loadRegistry, openDatabase, openMigrated } from '../boot';
 import { makeMigrations } from './makemigrations';
-import { generate } from './generate';
 import { createSuperuser } from './createsuperuser';
 import { migrate } from '../storage/migrator';
 import { serve } from '../../server';
-import { runBench } from '../../tests/bench/run-bench';
 
 const USAGE = `usage: patchbay <command>
 
@@ -14,8 +12,7 @@ const USAGE = `usage: patchbay <command>
   makemigrations [--check]      write the migration schema/ needs; --check fails if one is missing
   generate [--check]            regenerate TypeScript types and docs from schema/; --check fails if stale
   createsuperuser --username U --password P [--token KEY]
-                                create a superuser and an API token; prints the token key
-  bench                         run the benchmark (see README)`;
+                                create a superuser and an API token; prints the token key`;
 
 function flag(args: string[], name: string): string | undefined {
   const i = args.indexOf(name);
@@ -46,8 +43,18 @@ export async function main(argv: string[]): Promise<number> {
     }
     case 'makemigrations':
       return makeMigrations(config, args.includes('--check'));
-    case 'generate':
-      return generate(config, args.includes('--check'));
+    case 'generate': {
+      // A development command: json-schema-to-typescript is a devDependency, absent from a production install.
+      const loaded = await import('./generate').catch((e: unknown) => {
+        if ((e as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw e;
+        return null;
+      });
+      if (!loaded) {
+        console.error('generate is a development command: it needs the development dependencies (npm install)');
+        return 2;
+      }
+      return loaded.generate(config, args.includes('--check'));
+    }
     case 'createsuperuser': {
       const username = flag(args, '--username');
       const password = flag(args, '--password');
@@ -69,9 +76,6 @@ export async function main(argv: string[]): Promise<number> {
         await db.close();
       }
       return 0;
-    }
-    case 'bench': {
-      return runBench(args);
     }
     default:
       console.error(USAGE);

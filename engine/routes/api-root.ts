@@ -13,13 +13,17 @@ export function appRoot(registry: Registry, origin: string, app: string): Record
   return Object.fromEntries(models.map((m) => [m.path, `${origin}/api/${app}/${m.path}/`]));
 }
 
-/** /api/status/ as NetBox has it, with the NetBox API version spoken (clients pick their dialect from it) and Patchbay's own. */
-export function status(version: string, embedded: boolean): Record<string, unknown> {
+/**
+ * /api/status/ as NetBox has it, with the NetBox API version spoken (clients pick their dialect from it),
+ * Patchbay's own, and whether the database answers.
+ */
+export function status(version: string, embedded: boolean, databaseReachable: boolean): Record<string, unknown> {
   return {
     'netbox-version': NETBOX_API_VERSION,
     'patchbay-version': version,
     'node-version': process.version,
     'database': embedded ? 'embedded PostgreSQL (PGlite)' : 'PostgreSQL',
+    'database-status': databaseReachable ? 'ok' : 'unreachable',
     'installed-apps': {},
     'plugins': {},
     'rq-workers-running': 0,

@@ -1,9 +1,10 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import knexLib, { Knex } from 'knex';
 import pg from 'pg';
 import ClientPgLite from 'knex-pglite';
 import { PGlite } from '@electric-sql/pglite';
+import { lockDataDir, type DataDirLock } from './data-dir-lock';
+import { pgClientClass } from './pg-client';
 
 // Ids are bigint columns; they stay far below 2^53, so clients get numbers as NetBox gives them.
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -17,6 +18,20 @@ export interface DatabaseOptions {
   /** A schema to work in (tests use one per file); created when missing. */
   schema?: string;
   poolMax?: number;
+  /** Limits on a PostgreSQL server; none when absent. The embedded database runs in-process: none apply. */
+  limits?: DatabaseLimits;
+}
+
+/** Milliseconds; 0 means no limit. */
+export interface DatabaseLimits {
+  /** statement_timeout, enforced by the server. */
+  statementTimeoutMs: number;
+  /** How long a query may go unanswered before the client drops its connection (a frozen server enforces nothing). */
+  queryTimeoutMs: number;
+  /** Opening a connection, through authentication. */
+  connectTimeoutMs: number;
+  /** Waiting for a free connection from the pool, connecting included. */
+  acquireTimeoutMs: number;
 }
 
 export interface Database {
@@ -29,17 +44,27 @@ export interface Database {
 /** One handle for both back ends: PostgreSQL through pg, or embedded PostgreSQL (PGlite) in-process. */
 export async function connectDatabase(opts: DatabaseOptions): Promise<Database> {
   let knex: Knex;
+  let lock: DataDirLock | null = null;
   if (opts.url) {
+    const limits = opts.limits;
     knex = knexLib({
-      client: 'pg',
-      connection: opts.url,
+      client: pgClientClass({ queryTimeoutMs: limits?.queryTimeoutMs ?? 0 }),
+      connection: {
+        connectionString: opts.url,
+        application_name: 'patchbay',
+        ...(limits ? { statement_timeout: limits.statementTimeoutMs, connectionTimeoutMillis: limits.connectTimeoutMs } : {}),
+      },
       pool: { min: 0, max: opts.poolMax ?? 10 },
+      ...(limits?.acquireTimeoutMs ? { acquireConnectionTimeout: limits.acquireTimeoutMs } : {}),
       searchPath: opts.schema ? [opts.schema] : undefined,
+      // knex would otherwise paste the bound values (token keys, passwords) into error messages and logs.
+      compileSqlOnError: false,
+      log: quietKnexLog,
     });
   } else {
     if (opts.dataDir) {
       fs.mkdirSync(opts.dataDir, { recursive: true });
-      lockDataDir(opts.dataDir);
+      lock = await lockDataDir(opts.dataDir);
     }
     const pglite = new PGlite(opts.dataDir);
     knex = knexLib({
@@ -47,6 +72,7 @@ export async function connectDatabase(opts: DatabaseOptions): Promise<Database> 
       dialect: 'postgres',
       connection: { pglite } as unknown as Knex.StaticConnectionConfig,
       searchPath: opts.schema ? [opts.schema] : undefined,
+      compileSqlOnError: false,
     });
   }
   if (opts.schema) {
@@ -56,39 +82,21 @@ export async function connectDatabase(opts: DatabaseOptions): Promise<Database> 
     knex,
     embedded: !opts.url,
     schema: opts.schema,
-    close: () => knex.destroy(),
+    close: async () => {
+      await knex.destroy();
+      await lock?.release();
+    },
   };
 }
 
 /**
- * The embedded database is one process's: a second process on the same folder would see a stale copy
- * and lose its writes. A lock file naming the owner's pid makes the second one stop with a clear error.
+ * knex warns, with a stack, on each failed connection attempt and each retired connection. Both reach the
+ * code that asked for the connection (a 503, a startup retry line); a second, multi-line report of them
+ * would bury the log during an outage. Other warnings pass, on one line.
  */
-function lockDataDir(dir: string): void {
-  const lock = path.join(dir, 'patchbay.pid');
-  try {
-    const pid = Number(fs.readFileSync(lock, 'utf8'));
-    if (pid && pid !== process.pid && processAlive(pid)) {
-      throw new Error(`the embedded database in ${dir} is in use by process ${pid}; stop it first (or use DATABASE_URL for a shared server)`);
-    }
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-  }
-  fs.writeFileSync(lock, String(process.pid));
-  process.once('exit', () => {
-    try {
-      if (fs.readFileSync(lock, 'utf8') === String(process.pid)) fs.unlinkSync(lock);
-    } catch {
-      // Already gone.
-    }
-  });
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
+const quietKnexLog: Knex.Logger = {
+  warn(message: string) {
+    if (/^(Acquire connection error|Connection Error):/.test(message)) return;
+    console.error(`knex: ${message.split('\n')[0]}`);
+  },
+};

@@ -25,9 +25,9 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs `node engine/cli/bin.cjs <args>` to completion, as `npx patchbay <args>` would. */
-export function runCli(args: string[], env: Record<string, string> = {}, timeout = 120_000): CliResult {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, env: cleanEnv(env), encoding: 'utf8', timeout });
+/** Runs `node [nodeArgs] engine/cli/bin.cjs <args>` to completion, as `npx patchbay <args>` would. */
+export function runCli(args: string[], env: Record<string, string> = {}, timeout = 120_000, nodeArgs: string[] = []): CliResult {
+  const r = spawnSync(process.execPath, [...nodeArgs, BIN, ...args], { cwd: ROOT, env: cleanEnv(env), encoding: 'utf8', timeout });
   if (r.error) throw r.error;
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
@@ -53,14 +53,16 @@ export async function freePort(): Promise<number> {
 
 export interface ServerProcess {
   url: string;
+  pid: number;
   output(): string;
-  stop(): Promise<void>;
+  /** SIGTERM (SIGKILL after 10 s); resolves with how the process ended. */
+  stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
 /** Starts `patchbay serve` as a child process and resolves once it says it is serving. */
-export async function startServer(env: Record<string, string>, timeout = 90_000): Promise<ServerProcess> {
+export async function startServer(env: Record<string, string>, timeout = 90_000, nodeArgs: string[] = []): Promise<ServerProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, [BIN, 'serve'], {
+  const child = spawn(process.execPath, [...nodeArgs, BIN, 'serve'], {
     cwd: ROOT,
     env: cleanEnv({ ...env, PORT: String(port), HOST: '127.0.0.1' }),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -68,14 +70,16 @@ export async function startServer(env: Record<string, string>, timeout = 90_000)
   let out = '';
   child.stdout.on('data', (b: Buffer) => (out += b.toString()));
   child.stderr.on('data', (b: Buffer) => (out += b.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) {
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
+      const how = await exited;
       clearTimeout(timer);
+      return how;
     }
+    return exited;
   };
   try {
     await new Promise<void>((resolve, reject) => {
@@ -96,5 +100,5 @@ export async function startServer(env: Record<string, string>, timeout = 90_000)
     await stop();
     throw e;
   }
-  return { url: `http://127.0.0.1:${port}`, output: () => out, stop };
+  return { url: `http://127.0.0.1:${port}`, pid: child.pid!, output: () => out, stop };
 }

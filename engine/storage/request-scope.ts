@@ -1,0 +1,48 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/** A database connection a request holds, and what to do with it if the request's client leaves. */
+export interface HeldConnection {
+  abandon(): void;
+}
+
+/**
+ * One HTTP request's claim on database connections. When its client goes away before the response is
+ * sent, the connections it holds are abandoned (their running queries cancelled) and it may take no more.
+ */
+export class RequestScope {
+  private gone = false;
+  private readonly held = new Set<HeldConnection>();
+
+  get clientGone(): boolean {
+    return this.gone;
+  }
+
+  /** Records a connection as held; the returned function records its release. */
+  hold(connection: HeldConnection): () => void {
+    this.held.add(connection);
+    return () => this.held.delete(connection);
+  }
+
+  abandon(): void {
+    this.gone = true;
+    for (const c of [...this.held]) c.abandon();
+    this.held.clear();
+  }
+}
+
+const scopes = new AsyncLocalStorage<RequestScope>();
+
+/** The scope of the request whose code is running now, if any (none in commands and tests). */
+export function currentRequestScope(): RequestScope | undefined {
+  return scopes.getStore();
+}
+
+/** Runs an HTTP handler inside a new request scope, abandoned if the client leaves before the response ends. */
+export function handleInRequestScope(req: IncomingMessage, res: ServerResponse, handler: () => void): void {
+  const scope = new RequestScope();
+  res.once('close', () => {
+    if (!res.writableFinished) scope.abandon();
+  });
+  scopes.run(scope, handler);
+}
