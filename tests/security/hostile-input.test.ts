@@ -95,6 +95,17 @@ describe('the profile page forms', () => {
     expect((await t.knex.raw(`SELECT count(*)::int AS n FROM "users_token"`)).rows[0].n).toBe(before);
   });
 
+  test('a CSRF token as long as the real one but of non-ASCII characters (more bytes) is refused with a 403, not a 500', async () => {
+    // 64 characters like the session's token, 128 bytes in UTF-8: a byte comparison of unequal lengths used to throw.
+    const latin = '\u00ff'.repeat(64);
+    const api = await agent.post('/api/dcim/sites/').set('X-CSRFToken', latin).send({ name: 'csrf', slug: 'csrf' });
+    expect([api.status, api.body.detail]).toEqual([403, 'CSRF Failed: CSRF token missing or incorrect.']);
+    const form = await agent.post('/user/tokens/').type('form').send(`csrfmiddlewaretoken=${'%C3%BF'.repeat(64)}&description=x`);
+    expect(form.status).toBe(403);
+    const login = await t.api.post('/login/').set('Cookie', `csrftoken=${'%C3%BF'.repeat(64)}`).type('form').send(`csrfmiddlewaretoken=${'a'.repeat(64)}&username=erin&password=x`);
+    expect(login.status).toBe(403);
+  });
+
   test('a form body larger than 64 KiB is a 413', async () => {
     const res = await agent.post('/user/tokens/').type('form').send(`csrfmiddlewaretoken=${csrf}&description=${'x'.repeat(70_000)}`);
     expect(res.status).toBe(413);
