@@ -106,6 +106,15 @@ describe('the profile page forms', () => {
     expect(login.status).toBe(403);
   });
 
+  test.each(['99999999999999999999', '1e400', '1e20', '-1', 'abc'])('a token form naming token id %s changes nothing and is not a 500', async (id) => {
+    const before = (await t.knex.raw(`SELECT count(*)::int AS n, max("description") AS d FROM "users_token"`)).rows[0];
+    for (const action of ['edit', 'delete']) {
+      const res = await agent.post(`/user/tokens/${id}/${action}/`).type('form').send(`csrfmiddlewaretoken=${csrf}&description=changed`);
+      expect([action, res.status]).toEqual([action, 303]);
+    }
+    expect((await t.knex.raw(`SELECT count(*)::int AS n, max("description") AS d FROM "users_token"`)).rows[0]).toEqual(before);
+  });
+
   test('a form body larger than 64 KiB is a 413', async () => {
     const res = await agent.post('/user/tokens/').type('form').send(`csrfmiddlewaretoken=${csrf}&description=${'x'.repeat(70_000)}`);
     expect(res.status).toBe(413);
