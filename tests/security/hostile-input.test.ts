@@ -67,6 +67,46 @@ test('a malformed sessionid cookie (a stray %) is no session, on any list: 403 w
   expect(profile.status).toBe(302);
 });
 
+test.each([
+  ['/api/ipam/roles/', 'created__gte', '2024-02-30'],
+  ['/api/dcim/sites/', 'last_updated__lt', '0000-01-01'],
+  ['/api/dcim/sites/', 'last_updated', '2024-01-01T00:00:00%2B16:00'],
+  ['/api/circuits/circuits/', 'install_date__gt', '2023-02-29'],
+])('a list filtered by an impossible date (%s?%s=%s) is a 400 naming the parameter', async (path, param, value) => {
+  const res = await t.api.get(`${path}?${param}=${value}`).set(t.auth);
+  expect([res.status, Object.keys(res.body)]).toEqual([400, [param]]);
+});
+
+describe('custom field dates PostgreSQL cannot read', () => {
+  beforeAll(async () => {
+    for (const type of ['date', 'datetime']) {
+      const res = await t.api.post('/api/extras/custom-fields/').set(t.auth).send({ name: `when_${type}`, type, content_types: ['dcim.site'] });
+      expect(res.status).toBe(201);
+    }
+  });
+
+  test.each([
+    ['when_date', '2024-02-30'],
+    ['when_date', '0000-01-01'],
+    ['when_datetime', '2024-02-30T00:00:00Z'],
+    ['when_datetime', 'Tue, 05 Mar 2024 10:00:00 GMT'],
+    ['when_datetime', '2024'],
+    ['when_datetime', '2024-01-01T00:00:00+16:00'],
+  ])('%s = %s is refused (400 naming custom_fields), and the range filters still answer', async (name, value) => {
+    const res = await t.api.post('/api/dcim/sites/').set(t.auth).send({ name: `cf ${name} ${value}`, slug: `cf-${name}-${value.replace(/[^0-9a-z]/gi, '')}`, custom_fields: { [name]: value } });
+    expect([res.status, Object.keys(res.body)]).toEqual([400, ['custom_fields']]);
+    const list = await t.api.get(`/api/dcim/sites/?cf_${name}__lt=2100-01-01`).set(t.auth);
+    expect(list.status).toBe(200);
+  });
+
+  test('a real date and date-time are kept, and filter by range', async () => {
+    const res = await t.api.post('/api/dcim/sites/').set(t.auth).send({ name: 'cf dates', slug: 'cf-dates', custom_fields: { when_date: '2024-02-29', when_datetime: '2024-02-29 12:00:00+01:00' } });
+    expect(res.status).toBe(201);
+    const list = await t.api.get('/api/dcim/sites/?cf_when_date__gte=2024-02-29&cf_when_datetime__lt=2024-02-29T12:00:00Z').set(t.auth);
+    expect([list.status, list.body.count]).toEqual([200, 1]);
+  });
+});
+
 describe('the profile page forms', () => {
   let agent: ReturnType<typeof agentWith>;
   let csrf: string;
