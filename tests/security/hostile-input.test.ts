@@ -79,6 +79,17 @@ test.each([
   expect([res.status, Object.keys(res.body)]).toEqual([400, [param]]);
 });
 
+test('a Host header no URL can be built from (port 99999, an impossible IPv4 address) is a 400, also where a page link is built', async () => {
+  await made(t, '/api/tenancy/tenant-groups/', { name: 'host probe 1', slug: 'host-probe-1' });
+  await made(t, '/api/tenancy/tenant-groups/', { name: 'host probe 2', slug: 'host-probe-2' });
+  for (const host of ['host:99999', 'host:65536', '999.999.999.999', '1.2.3.4.5', '0x100000000']) {
+    const res = await t.api.get('/api/tenancy/tenant-groups/?limit=1').set(t.auth).set('Host', host);
+    expect([host, res.status, res.body.detail]).toEqual([host, 400, expect.stringMatching(/^Invalid HTTP_HOST header/)]);
+  }
+  const fine = await t.api.get('/api/tenancy/tenant-groups/?limit=1').set(t.auth).set('Host', 'host:65535');
+  expect([fine.status, fine.body.next]).toEqual([200, expect.stringMatching(/^http:\/\/host:65535\/api\/tenancy\/tenant-groups\/\?limit=1&offset=1$/)]);
+});
+
 test('every integer filter of every type takes a number past int4 (2^31) and answers 200, or a 400 naming it', async () => {
   const problems: string[] = [];
   for (const m of servedModels(t.registry)) {
