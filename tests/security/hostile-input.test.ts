@@ -8,6 +8,7 @@ import { agentWith } from '../support/listen';
 import { made, newUser } from './support';
 import { listUrl, servedModels } from '../support/valid-objects';
 import { filterTable } from '../../engine/filters/filter-table';
+import type { ResolvedModel } from '../../engine/definitions/registry-types';
 
 let t: TestApp;
 
@@ -104,6 +105,41 @@ test('every integer filter of every type takes a number past int4 (2^31) and ans
     }
   }
   expect(problems).toEqual([]);
+});
+
+test('permission constraints whose values a column cannot hold grant nothing (403), never a 500, for a field of every kind', async () => {
+  // Constraints are stored JSON, read on every request of the user: a value of the wrong type for its column
+  // (text for an id, an array for a boolean, an impossible date) must not reach SQL. One field of each kind
+  // the definitions use (and one path through a foreign key), since the SQL depends on the kind alone.
+  const u = await newUser(t);
+  const probes = new Map<string, { model: ResolvedModel; name: string }>();
+  for (const m of servedModels(t.registry)) {
+    probes.set('id', probes.get('id') ?? { model: m, name: 'id' });
+    for (const f of m.fieldList.filter((x) => (x.column || x.joinTable) && !x.writeOnly)) {
+      const kind = `${f.kind}${f.array ? '[]' : ''}${f.choices?.numeric ? ' numeric' : ''}`;
+      if (!probes.has(kind)) probes.set(kind, { model: m, name: f.name });
+      if (f.kind === 'fk' && !probes.has('fk path')) probes.set('fk path', { model: m, name: `${f.name}__id` });
+    }
+  }
+  const permission = await t.api.post('/api/users/permissions/').set(t.auth).send({ name: 'constraint probe', object_types: [...new Set([...probes.values()].map((p) => p.model.label))], actions: ['view'], users: [u.id] });
+  expect(permission.status).toBe(201);
+  const wrong: Array<[string, unknown]> = [['', 'abc'], ['', [1, 2]], ['', { a: 1 }], ['', 1e20], ['', true], ['__gt', 'x'], ['__in', ['a', 1]], ['__lt', '2024-02-30']];
+  const problems: string[] = [];
+  for (const [kind, { model, name }] of probes) {
+    for (const [suffix, value] of wrong) {
+      const constraints = { [`${name}${suffix}`]: value };
+      const set = await t.api.patch(`/api/users/permissions/${permission.body.id}/`).set(t.auth).send({ constraints });
+      if (set.status !== 200) continue; // refused when written: nothing stored to read
+      const res = await t.api.get(listUrl(model)).set(u.h);
+      if (res.status >= 500) problems.push(`${kind}: ${model.label} ${JSON.stringify(constraints)}: ${res.status}`);
+    }
+  }
+  expect(problems).toEqual([]);
+  // A constraint a column can hold still limits what is seen.
+  const site = await made(t, '/api/dcim/sites/', { name: 'constraint site', slug: 'constraint-site' });
+  await t.api.patch(`/api/users/permissions/${permission.body.id}/`).set(t.auth).send({ object_types: ['dcim.site'], constraints: { id: String(site), name: 'constraint site', latitude__isnull: true } });
+  const seen = await t.api.get('/api/dcim/sites/').set(u.h);
+  expect([seen.status, seen.body.results?.map((r: { id: number }) => r.id)]).toEqual([200, [site]]);
 });
 
 describe('custom field dates PostgreSQL cannot read', () => {
