@@ -88,9 +88,14 @@ test(`fuzz (${database}): every case answered below 500 with a well-formed body`
   const started = Date.now();
   for (const k of cases) {
     const request = generateCase(world, SEED, k);
+    const problems: string[] = [];
+    for (const first of request.setup ?? []) {
+      const a = await send(bases.get(first.settings)!, first);
+      problems.push(...judge(first, a).map((p) => `first request: ${p} (${showAnswer(a)})`));
+    }
     const answer = await send(bases.get(request.settings)!, request);
     tally.add(request.surface, answer.status, answer.error);
-    const problems = judge(request, answer);
+    problems.push(...judge(request, answer));
     if (VERBOSE) process.stderr.write(`--- case ${k} (${request.surface})\n${describeRequest(request)}\n  answer: ${showAnswer(answer)}\n`);
     if (problems.length) {
       failures.push(

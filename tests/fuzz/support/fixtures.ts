@@ -23,6 +23,8 @@ export interface Session {
 
 export interface Fixtures {
   tokens: Record<'superuser' | 'user' | 'readonly' | 'constrained', string>;
+  /** A user whose one permission the constraint cases rewrite before acting as that user (not put back: each case sets it whole). */
+  probe: { token: string; permissionId: number };
   sessions: Record<'session-super' | 'session-user', Session>;
   /** Served types -> [an object to read and change, an object to delete]. */
   objects: Map<string, number[]>;
@@ -146,6 +148,10 @@ export async function makeFixtures(t: TestApp): Promise<Fixtures> {
     (await post(t, listUrl(permission), { name: 'fuzz write', object_types: types, actions: ['add', 'change', 'delete'], users: [constrainedUser], constraints: [{ id__gt: 0 }, { id__lt: 0 }] })).id as number,
   ];
 
+  const probeToken = await t.makeToken({ superuser: false });
+  const probeUser = await userIdOfToken(t, probeToken);
+  const probePermission = (await post(t, listUrl(permission), { name: 'fuzz probe', object_types: ['dcim.site'], actions: ['view'], users: [probeUser] })).id as number;
+
   // Callers with browser sessions, logged in through the login page.
   const superUser = (await post(t, listUrl(users), { username: 'fuzz-super', password: PASSWORD })).id as number;
   await t.knex.raw(`UPDATE ${quoteIdent(users.table)} SET "is_superuser" = true WHERE "id" = ?`, [superUser]);
@@ -186,6 +192,7 @@ export async function makeFixtures(t: TestApp): Promise<Fixtures> {
 
   return {
     tokens: { superuser: t.token, user, readonly, constrained },
+    probe: { token: probeToken, permissionId: probePermission },
     sessions,
     objects,
     bodies,

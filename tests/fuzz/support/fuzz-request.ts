@@ -11,6 +11,8 @@ export interface FuzzRequest {
   body?: Buffer;
   /** Whether an HTML answer is acceptable: a page (login, profile, docs) or a request that asks for one. */
   htmlOk: boolean;
+  /** Requests sent first, as part of the case (a permission rewritten before acting under it); judged alike. */
+  setup?: FuzzRequest[];
 }
 
 const MAX_SHOWN = 4000;
@@ -41,6 +43,11 @@ export function showBytes(body: Buffer): string {
 }
 
 export function describeRequest(r: FuzzRequest): string {
+  const setup = (r.setup ?? []).map((s) => `(first) ${describeOne(s)}`);
+  return [...setup, describeOne(r)].join('\n');
+}
+
+function describeOne(r: FuzzRequest): string {
   const cut = (s: string) => (s.length > 600 ? `${JSON.stringify(s.slice(0, 600))}... (${s.length} characters)` : JSON.stringify(s));
   const headers = Object.entries(r.headers).map(([k, v]) => `  ${k}: ${cut(v)}`);
   return [`${r.method} ${cut(r.path)}   (server settings: ${r.settings})`, ...headers, r.body ? `  body: ${showBytes(r.body)}` : '  (no body)'].join('\n');

@@ -6,6 +6,7 @@ import { contentTypeFor, rawBody } from './raw-bodies';
 import { callerHeaders, extraHeaders, junkCookie, pickCaller } from './callers';
 import { detailQuery, listQuery } from './queries';
 import { accountPage, fixedApiMethod, fixedApiPath, provisionBody } from './pages';
+import { constraintSetup } from './constraints';
 import type { Endpoint, World } from './world';
 
 /**
@@ -79,6 +80,7 @@ export function generateCase(world: World, seed: number, caseNo: number): FuzzRe
     [6, 'fixed'],
     [3, 'list-action'],
     [10, 'account'],
+    [4, 'constraints'],
   ]);
 
   let method = 'GET';
@@ -157,6 +159,17 @@ export function generateCase(world: World, seed: number, caseNo: number): FuzzRe
         payload = { body: p.body, contentType: p.contentType };
       }
       break;
+    }
+    case 'constraints': {
+      // The probe user's permission is rewritten first; then the probe user reads or writes the type.
+      const setup = constraintSetup(rng, ep, world);
+      method = rng.weighted<string>([[6, 'GET'], [1, 'HEAD'], [2, 'PATCH'], [1, 'DELETE'], [1, 'POST']]);
+      const detail = rng.chance(0.4) || method === 'PATCH' || method === 'DELETE';
+      path = detail ? `${ep.list}${method === 'DELETE' ? spareId(world, ep) : keepId(world, ep)}/` : `${ep.list}${method === 'GET' && rng.chance(0.5) ? listQuery(rng, ep, world) : ''}`;
+      if (method === 'PATCH' || method === 'POST') payload = jsonBody(rng, method === 'POST' ? createBody(rng, ep, world, caseNo) : updateBody(rng, ep, world, caseNo, false));
+      const headers: Record<string, string> = { Authorization: `Token ${world.fixtures.probe.token}` };
+      if (payload?.contentType !== undefined) headers['Content-Type'] = payload.contentType;
+      return { surface, settings: 'default', method, path, headers, body: payload?.body, htmlOk: htmlAsked(headers, path), setup: [setup] };
     }
     default: {
       const page = accountPage(rng, world);
