@@ -48,7 +48,7 @@ function choiceValues(def: CustomFieldDef): string[] {
 
 
 /** Why a value does not fit its custom field, or null. (Existence of object references is checked separately.) */
-function problem(def: CustomFieldDef, v: unknown): string | null {
+export function customFieldValueProblem(def: CustomFieldDef, v: unknown): string | null {
   if (v === null || v === '') return def.required ? 'Required field cannot be empty.' : null;
   const range = (n: number) => {
     if (def.validation_minimum !== null && n < Number(def.validation_minimum)) return `Value must be at least ${def.validation_minimum}`;
@@ -105,7 +105,7 @@ export async function prepareCustomFields(db: Db, registry: Registry, model: Res
       errors.push(`Unknown field name '${name}' in custom field data.`);
       continue;
     }
-    const p = problem(def, value);
+    const p = customFieldValueProblem(def, value);
     if (p) errors.push(`Invalid value for custom field '${name}': ${p}`);
     else out[name] = value === '' ? null : value;
   }
