@@ -2,6 +2,7 @@ import type { ResolvedField, ResolvedModel } from '../definitions/registry-types
 import type { Condition } from '../query/conditions';
 import { quoteIdent } from '../storage/identifiers';
 import { likeEscape } from '../filters/filter-values';
+import { comparableFor, type Comparable } from '../validation/comparable-values';
 
 /** Django lookups a permission constraint may use, as NetBox's constraints are Django filters. */
 const LOOKUPS = new Set(['exact', 'iexact', 'in', 'isnull', 'contains', 'icontains', 'startswith', 'istartswith', 'endswith', 'iendswith', 'gt', 'gte', 'lt', 'lte']);
@@ -18,16 +19,28 @@ function substitute(value: unknown, userId: number): unknown {
   return value;
 }
 
+/** The value as a parameter of the column, or a ConstraintError (the grant then grants nothing) when the column cannot hold it. */
+function bound(field: ResolvedField | null, value: unknown): Comparable {
+  const c = comparableFor(field, value);
+  if (!c) throw new ConstraintError(`${JSON.stringify(value)} cannot be compared with ${field ? field.name : 'an id'}`);
+  return c;
+}
+
 function scalar(col: string, field: ResolvedField | null, lookup: string, value: unknown): Condition {
-  const cast = field?.kind === 'inet' ? '::inet' : field?.kind === 'cidr' ? '::cidr' : '';
   switch (lookup) {
-    case 'exact':
-      return value === null ? { sql: `${col} IS NULL`, bindings: [] } : { sql: `${col} = ?${cast}`, bindings: [value] };
+    case 'exact': {
+      if (value === null) return { sql: `${col} IS NULL`, bindings: [] };
+      const b = bound(field, value);
+      return { sql: `${col} = ?${b.cast}`, bindings: [b.value] };
+    }
     case 'iexact':
       return { sql: `${col}::text ILIKE ? ESCAPE '\\'`, bindings: [likeEscape(String(value))] };
-    case 'in':
+    case 'in': {
       if (!Array.isArray(value)) throw new ConstraintError('__in needs a list');
-      return { sql: `${col} = ANY(?${cast ? `${cast}[]` : ''})`, bindings: [value] };
+      const bs = value.map((v) => bound(field, v));
+      const cast = bs[0]?.cast ?? '';
+      return { sql: `${col} = ANY(?${cast ? `${cast}[]` : ''})`, bindings: [bs.map((b) => b.value)] };
+    }
     case 'isnull':
       return { sql: value ? `${col} IS NULL` : `${col} IS NOT NULL`, bindings: [] };
     case 'contains':
@@ -43,7 +56,8 @@ function scalar(col: string, field: ResolvedField | null, lookup: string, value:
     }
     default: {
       const op = { gt: '>', gte: '>=', lt: '<', lte: '<=' }[lookup]!;
-      return { sql: `${col} ${op} ?${cast}`, bindings: [value] };
+      const b = bound(field, value);
+      return { sql: `${col} ${op} ?${b.cast}`, bindings: [b.value] };
     }
   }
 }

@@ -131,8 +131,14 @@ export async function endSession(deps: Pick<AuthDeps, 'registry'> & { knex: Knex
   res.clearCookie(CSRF_COOKIE, { path: '/' });
 }
 
-/** Constant-time comparison of a presented CSRF token with the session's. */
+/**
+ * Constant-time comparison of a presented CSRF token with the session's. Lengths are compared in bytes:
+ * a header or form value of as many characters but non-ASCII ones is longer in UTF-8, and
+ * timingSafeEqual throws on buffers of unequal length.
+ */
 export function csrfMatches(expected: string | undefined, presented: unknown): boolean {
-  if (!expected || typeof presented !== 'string' || presented.length !== expected.length) return false;
-  return crypto.timingSafeEqual(Buffer.from(expected), Buffer.from(presented));
+  if (!expected || typeof presented !== 'string') return false;
+  const want = Buffer.from(expected);
+  const got = Buffer.from(presented);
+  return want.length === got.length && crypto.timingSafeEqual(want, got);
 }

@@ -156,7 +156,7 @@ function onePath(model: ResolvedModel, name: string, spec: Filter, path: string)
           const ns = parseAll('integer', values, param, ctx);
           if (!ns) return null;
           const op = { exact: '=', gte: '>=', lte: '<=', gt: '>', lt: '<', n: '<>' }[lookup] ?? '=';
-          const parts = ns.map((n) => ({ sql: route.wrap((a) => route.guarded(a, col, (c) => `masklen(${c}) ${op} ?`)), bindings: [n] }));
+          const parts = ns.map((n) => ({ sql: route.wrap((a) => route.guarded(a, col, (c) => `masklen(${c}) ${op} ?::bigint`)), bindings: [n] }));
           return lookup === 'n' ? allOf(parts) : anyOf(parts);
         },
       };

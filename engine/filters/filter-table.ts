@@ -24,6 +24,12 @@ export type FilterTable = Map<string, FilterDef>;
 
 const TEXT_KINDS = new Set(['string', 'text', 'slug']);
 const NUMBER_KINDS: Record<string, ValueKind> = { integer: 'integer', positive_integer: 'integer', decimal: 'number', float: 'number' };
+/**
+ * A filter value may be any integer of up to 15 digits: bound as bigint, it compares with an integer
+ * column of any width (PostgreSQL's cross-type operators keep the column's index), where a parameter
+ * typed after an int4 column would make 2147483648 a database error.
+ */
+const NUMBER_CASTS: Record<string, string> = { integer: '::bigint', positive_integer: '::bigint', decimal: '', float: '' };
 
 /** A filter over one column expression of a scalar kind, with the lookups that kind has. */
 export function columnFilter(name: string, col: string, valueKind: ValueKind, lookups: readonly string[], cast = '', field?: ResolvedField): FilterDef {
@@ -80,7 +86,7 @@ export function fieldFilters(model: ResolvedModel, field: ResolvedField, at?: st
   if (field.array) return TEXT_KINDS.has(field.kind) ? [arrayContainsFilter(field.name, col, field)] : [];
   if (field.kind === 'choice') return [choiceFilter(field.name, col, field)];
   if (TEXT_KINDS.has(field.kind)) return [columnFilter(field.name, col, 'string', STRING_LOOKUPS, '', field)];
-  if (NUMBER_KINDS[field.kind]) return [columnFilter(field.name, col, NUMBER_KINDS[field.kind]!, ORDERED_LOOKUPS, '', field)];
+  if (NUMBER_KINDS[field.kind]) return [columnFilter(field.name, col, NUMBER_KINDS[field.kind]!, ORDERED_LOOKUPS, NUMBER_CASTS[field.kind], field)];
   if (field.kind === 'date') return [columnFilter(field.name, col, 'date', ORDERED_LOOKUPS, '::date', field)];
   if (field.kind === 'datetime') return [columnFilter(field.name, col, 'datetime', ORDERED_LOOKUPS, '::timestamptz', field)];
   if (field.kind === 'boolean') return [columnFilter(field.name, col, 'boolean', ['exact'], '', field)];

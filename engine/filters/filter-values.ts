@@ -1,5 +1,6 @@
 import { normalizeCidr, normalizeInet, normalizeMac } from '../validation/ip-values';
 import { badStringMessage } from '../validation/string-hygiene';
+import { ISO_DATE, ISO_DATETIME, withinCalendar } from '../validation/calendar';
 import type { FilterContext } from './filter-context';
 
 /** A query-string value parsed for a kind of field, or the message telling why it cannot be. */
@@ -33,11 +34,9 @@ export function parseValue(kind: ValueKind, raw: string): Parsed {
       return bad(`Select a valid choice. ${raw} is not one of the available choices.`);
     }
     case 'date':
-      return /^\d{4}-\d{2}-\d{2}$/.test(raw) && !Number.isNaN(Date.parse(raw)) ? ok(raw) : bad('Enter a valid date.');
+      return ISO_DATE.test(raw) && withinCalendar(raw) ? ok(raw) : bad('Enter a valid date.');
     case 'datetime':
-      return /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(raw) && !Number.isNaN(Date.parse(raw))
-        ? ok(raw)
-        : bad('Enter a valid date/time.');
+      return ISO_DATETIME.test(raw) && withinCalendar(raw) ? ok(raw) : bad('Enter a valid date/time.');
     case 'inet': {
       const r = normalizeInet(raw);
       return r.ok ? ok(r.value) : bad(r.message);

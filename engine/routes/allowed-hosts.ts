@@ -24,12 +24,15 @@ export function hostAllowed(allowed: readonly string[], host: string): boolean {
 
 /**
  * Every absolute URL in an answer is built from the Host header, so only the hosts ALLOWED_HOSTS
- * names are served (Django's protection against host header poisoning); others get a 400.
+ * names are served (Django's protection against host header poisoning), and only those a URL can be
+ * made of; others get a 400.
  */
 export function allowedHosts(config: Config) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const host = req.headers.host ?? '';
-    if (HOST.test(host) && hostAllowed(config.allowedHosts, host)) return next();
+    // The shape alone lets through a port past 65535 or an IPv4-looking name no URL can hold (999.999.999.999);
+    // answers build their links from the Host, so it must make a URL.
+    if (HOST.test(host) && URL.canParse(`http://${host}/`) && hostAllowed(config.allowedHosts, host)) return next();
     res.setHeader('Connection', 'close');
     sendJson(req, res, 400, { detail: `Invalid HTTP_HOST header: '${host.slice(0, 100)}'. You may need to add it to ALLOWED_HOSTS.` });
   };

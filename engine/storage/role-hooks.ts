@@ -1,6 +1,8 @@
 import type { Knex } from 'knex';
 import type { Registry, ResolvedModel } from '../definitions/registry-types';
 import { quoteIdent } from './identifiers';
+import { customFieldValueProblem, type CustomFieldDef } from '../validation/custom-field-values';
+import { ValidationError, type FieldErrors } from '../validation/field-errors';
 
 type Db = Knex | Knex.Transaction;
 
@@ -9,18 +11,39 @@ function stores(registry: Registry): Array<{ model: ResolvedModel; column: strin
   return [...registry.models.values()].flatMap((m) => m.fieldList.filter((f) => f.kind === 'custom_fields').map((f) => ({ model: m, column: f.column! })));
 }
 
-interface CustomFieldRow {
-  name: string;
+interface CustomFieldRow extends CustomFieldDef {
+  id: number;
   content_types: string[];
-  default: unknown;
 }
 
 /**
- * After custom field definitions are written: objects of the field's types get its default where
- * they have no value yet, and objects of types it no longer applies to lose it (as NetBox does).
+ * A default its own field would refuse as a value is refused, as NetBox's CustomField.clean() does:
+ * every object of the field's types is given it, and a range filter or an object lookup would then
+ * read a value the field cannot hold (30 February cast to a date, an object id past bigint).
+ * Errors are aligned with the written objects when there are several.
+ */
+function checkDefaults(rows: CustomFieldRow[], ids: number[]): void {
+  const errors = ids.map((id): FieldErrors => {
+    const cf = rows.find((r) => Number(r.id) === id);
+    if (!cf || cf.default === null || cf.default === undefined) return {};
+    const problem = customFieldValueProblem(cf, cf.default);
+    return problem ? { default: [`Invalid default value "${typeof cf.default === 'string' ? cf.default : JSON.stringify(cf.default)}": ${problem}`] } : {};
+  });
+  if (errors.some((e) => Object.keys(e).length)) throw new ValidationError(errors.length === 1 ? errors[0]! : errors);
+}
+
+/**
+ * After custom field definitions are written: their defaults are checked, then objects of the field's
+ * types get the default where they have no value yet, and objects of types it no longer applies to
+ * lose it (as NetBox does).
  */
 async function customFieldsWritten(db: Db, registry: Registry, model: ResolvedModel, ids: number[]): Promise<void> {
-  const r = await db.raw(`SELECT "name", "content_types", "default" FROM ${quoteIdent(model.table)} WHERE "id" = ANY(?)`, [ids]);
+  const r = await db.raw(
+    `SELECT "id", "name", "type", "content_types", "required", "default", "validation_minimum", "validation_maximum", "validation_regex", "choices", "object_type"
+       FROM ${quoteIdent(model.table)} WHERE "id" = ANY(?)`,
+    [ids],
+  );
+  checkDefaults(r.rows as CustomFieldRow[], ids);
   for (const cf of r.rows as CustomFieldRow[]) {
     for (const { model: m, column } of stores(registry)) {
       const col = quoteIdent(column);

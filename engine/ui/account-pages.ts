@@ -105,6 +105,14 @@ function expiresOf(value: string | null): string | null {
   return at.toISOString();
 }
 
+/**
+ * The token a form's path names (/user/tokens/<id>/...): a positive integer a bigint holds, else 0,
+ * which names no token, so the form changes nothing (Number() would hand 1e20 or Infinity to SQL).
+ */
+function tokenIdOf(param: unknown): number {
+  return typeof param === 'string' && /^\d{1,15}$/.test(param) ? Number(param) : 0;
+}
+
 /** Login, logout and the profile page where users manage their own tokens (cookie sessions, CSRF-checked forms). */
 export function accountPages(ctx: ApiContext): Router {
   const router = express.Router();
@@ -188,7 +196,7 @@ export function accountPages(ctx: ApiContext): Router {
     const tokens = ctx.registry.roles.get('token')!;
     await ctx.knex.raw(
       `UPDATE ${quoteIdent(tokens.table)} SET "description" = ?, "write_enabled" = ?, "expires" = ?::timestamptz, "last_updated" = now() WHERE "id" = ? AND "user_id" = ?`,
-      [(c.fields.get('description') ?? '').slice(0, 200), c.fields.has('write_enabled'), expiresOf(c.fields.get('expires')), Number(req.params.id) || 0, c.principal.userId],
+      [(c.fields.get('description') ?? '').slice(0, 200), c.fields.has('write_enabled'), expiresOf(c.fields.get('expires')), tokenIdOf(req.params.id), c.principal.userId],
     );
     res.redirect(303, '/user/profile/');
   }));
@@ -196,7 +204,7 @@ export function accountPages(ctx: ApiContext): Router {
     const c = await checked(req, res);
     if (!c) return;
     const tokens = ctx.registry.roles.get('token')!;
-    await ctx.knex.raw(`DELETE FROM ${quoteIdent(tokens.table)} WHERE "id" = ? AND "user_id" = ?`, [Number(req.params.id) || 0, c.principal.userId]);
+    await ctx.knex.raw(`DELETE FROM ${quoteIdent(tokens.table)} WHERE "id" = ? AND "user_id" = ?`, [tokenIdOf(req.params.id), c.principal.userId]);
     res.redirect(303, '/user/profile/');
   }));
   return router;

@@ -1,11 +1,18 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
+import { fullFormats } from 'ajv-formats/dist/formats';
 import type { ResolvedModel } from '../definitions/registry-types';
 import { requestSchema } from './request-schema';
 import { addError, type FieldErrors } from './field-errors';
+import { withinCalendar } from './calendar';
 
 const ajv = new Ajv({ allErrors: true, strict: false });
 addFormats(ajv);
+// ajv-formats' date and date-time take year 0 and UTC offsets up to 23:59; PostgreSQL holds neither.
+for (const name of ['date', 'date-time'] as const) {
+  const base = fullFormats[name] as { validate: (s: string) => boolean; compare: (a: string, b: string) => number | undefined };
+  ajv.addFormat(name, { type: 'string', validate: (s: string) => base.validate(s) && withinCalendar(s), compare: base.compare });
+}
 
 const compiled = new Map<string, ValidateFunction>();
 

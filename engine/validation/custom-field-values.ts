@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Registry, ResolvedModel } from '../definitions/registry-types';
 import { quoteIdent } from '../storage/identifiers';
 import { linearTest } from './linear-regex';
+import { ISO_DATE, ISO_DATETIME, withinCalendar } from './calendar';
 
 type Db = Knex | Knex.Transaction;
 
@@ -50,10 +51,9 @@ function choiceValues(def: CustomFieldDef): string[] {
   return Array.isArray(def.choices) ? def.choices.map((c) => (Array.isArray(c) ? String(c[0]) : String(c))) : [];
 }
 
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /** Why a value does not fit its custom field, or null. (Existence of object references is checked separately.) */
-function problem(def: CustomFieldDef, v: unknown): string | null {
+export function customFieldValueProblem(def: CustomFieldDef, v: unknown): string | null {
   if (v === null || v === '') return def.required ? 'Required field cannot be empty.' : null;
   const range = (n: number) => {
     if (def.validation_minimum !== null && n < Number(def.validation_minimum)) return `Value must be at least ${def.validation_minimum}`;
@@ -75,9 +75,10 @@ function problem(def: CustomFieldDef, v: unknown): string | null {
     case 'boolean':
       return typeof v === 'boolean' ? null : 'Value must be true or false.';
     case 'date':
-      return typeof v === 'string' && DATE.test(v) && !Number.isNaN(Date.parse(v)) ? null : 'Date values must be in ISO 8601 format (YYYY-MM-DD).';
+      return typeof v === 'string' && ISO_DATE.test(v) && withinCalendar(v) ? null : 'Date values must be in ISO 8601 format (YYYY-MM-DD).';
     case 'datetime':
-      return typeof v === 'string' && !Number.isNaN(Date.parse(v)) ? null : 'Date and time values must be in ISO 8601 format (YYYY-MM-DD HH:MM:SS).';
+      // Range filters read stored values as timestamptz: only what PostgreSQL reads may be stored.
+      return typeof v === 'string' && ISO_DATETIME.test(v) && withinCalendar(v) ? null : 'Date and time values must be in ISO 8601 format (YYYY-MM-DD HH:MM:SS).';
     case 'select':
       return typeof v === 'string' && choiceValues(def).includes(v) ? null : `Invalid choice (${String(v)}). Available choices are: ${choiceValues(def).join(', ')}`;
     case 'multiselect':
@@ -109,7 +110,7 @@ export async function prepareCustomFields(db: Db, registry: Registry, model: Res
       errors.push(`Unknown field name '${name}' in custom field data.`);
       continue;
     }
-    const p = problem(def, value);
+    const p = customFieldValueProblem(def, value);
     if (p) errors.push(`Invalid value for custom field '${name}': ${p}`);
     else out[name] = value === '' ? null : value;
   }

@@ -124,9 +124,10 @@ function wrongScalars(f: ResolvedField): string[] {
       return out;
     }
     case 'date':
-      return ['"not-a-date"', '"2024-13-45"', '"2024-02-30"', '5', OBJ, ARR, ...nul];
+      return ['"not-a-date"', '"2024-13-45"', '"2024-02-30"', '"0000-01-01"', '5', OBJ, ARR, ...nul];
     case 'datetime':
-      return ['"yesterday"', '"2024-01-01T25:61:00Z"', '5', OBJ, ARR, ...nul];
+      // Year 0 and an offset past 15:59 have the shape of a date-time, but PostgreSQL holds neither.
+      return ['"yesterday"', '"2024-01-01T25:61:00Z"', '"0000-01-01T00:00:00Z"', '"2024-01-01T00:00:00+16:00"', '5', OBJ, ARR, ...nul];
     case 'choice':
       return ['"not-a-choice"', '"ACTIVE "', OBJ, ARR, 'true', HUGE, ...nul];
     case 'cidr':

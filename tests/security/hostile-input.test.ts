@@ -6,6 +6,9 @@
 import { startTestApp, type TestApp } from '../support/test-app';
 import { agentWith } from '../support/listen';
 import { made, newUser } from './support';
+import { listUrl, servedModels } from '../support/valid-objects';
+import { filterTable } from '../../engine/filters/filter-table';
+import type { ResolvedModel } from '../../engine/definitions/registry-types';
 
 let t: TestApp;
 
@@ -67,6 +70,128 @@ test('a malformed sessionid cookie (a stray %) is no session, on any list: 403 w
   expect(profile.status).toBe(302);
 });
 
+test.each([
+  ['/api/ipam/roles/', 'created__gte', '2024-02-30'],
+  ['/api/dcim/sites/', 'last_updated__lt', '0000-01-01'],
+  ['/api/dcim/sites/', 'last_updated', '2024-01-01T00:00:00%2B16:00'],
+  ['/api/circuits/circuits/', 'install_date__gt', '2023-02-29'],
+])('a list filtered by an impossible date (%s?%s=%s) is a 400 naming the parameter', async (path, param, value) => {
+  const res = await t.api.get(`${path}?${param}=${value}`).set(t.auth);
+  expect([res.status, Object.keys(res.body)]).toEqual([400, [param]]);
+});
+
+test('a Host header no URL can be built from (port 99999, an impossible IPv4 address) is a 400, also where a page link is built', async () => {
+  await made(t, '/api/tenancy/tenant-groups/', { name: 'host probe 1', slug: 'host-probe-1' });
+  await made(t, '/api/tenancy/tenant-groups/', { name: 'host probe 2', slug: 'host-probe-2' });
+  for (const host of ['host:99999', 'host:65536', '999.999.999.999', '1.2.3.4.5', '0x100000000']) {
+    const res = await t.api.get('/api/tenancy/tenant-groups/?limit=1').set(t.auth).set('Host', host);
+    expect([host, res.status, res.body.detail]).toEqual([host, 400, expect.stringMatching(/^Invalid HTTP_HOST header/)]);
+  }
+  const fine = await t.api.get('/api/tenancy/tenant-groups/?limit=1').set(t.auth).set('Host', 'host:65535');
+  expect([fine.status, fine.body.next]).toEqual([200, expect.stringMatching(/^http:\/\/host:65535\/api\/tenancy\/tenant-groups\/\?limit=1&offset=1$/)]);
+});
+
+test('every integer filter of every type takes a number past int4 (2^31) and answers 200, or a 400 naming it', async () => {
+  const problems: string[] = [];
+  for (const m of servedModels(t.registry)) {
+    for (const def of filterTable(m).values()) {
+      if (def.kind !== 'integer') continue;
+      for (const lookup of def.lookups.filter((l) => l !== 'empty')) {
+        const param = lookup === 'exact' ? def.name : `${def.name}__${lookup}`;
+        const res = await t.api.get(`${listUrl(m)}?${param}=2147483648`).set(t.auth);
+        const ok = res.status === 200 || (res.status === 400 && Object.keys(res.body).join() === param);
+        if (!ok) problems.push(`${listUrl(m)}?${param}=2147483648: ${res.status} ${res.text.slice(0, 100)}`);
+      }
+    }
+  }
+  expect(problems).toEqual([]);
+});
+
+test('permission constraints whose values a column cannot hold grant nothing (403), never a 500, for a field of every kind', async () => {
+  // Constraints are stored JSON, read on every request of the user: a value of the wrong type for its column
+  // (text for an id, an array for a boolean, an impossible date) must not reach SQL. One field of each kind
+  // the definitions use (and one path through a foreign key), since the SQL depends on the kind alone.
+  const u = await newUser(t);
+  const probes = new Map<string, { model: ResolvedModel; name: string }>();
+  for (const m of servedModels(t.registry)) {
+    probes.set('id', probes.get('id') ?? { model: m, name: 'id' });
+    for (const f of m.fieldList.filter((x) => (x.column || x.joinTable) && !x.writeOnly)) {
+      const kind = `${f.kind}${f.array ? '[]' : ''}${f.choices?.numeric ? ' numeric' : ''}`;
+      if (!probes.has(kind)) probes.set(kind, { model: m, name: f.name });
+      if (f.kind === 'fk' && !probes.has('fk path')) probes.set('fk path', { model: m, name: `${f.name}__id` });
+    }
+  }
+  const permission = await t.api.post('/api/users/permissions/').set(t.auth).send({ name: 'constraint probe', object_types: [...new Set([...probes.values()].map((p) => p.model.label))], actions: ['view'], users: [u.id] });
+  expect(permission.status).toBe(201);
+  const wrong: Array<[string, unknown]> = [['', 'abc'], ['', [1, 2]], ['', { a: 1 }], ['', 1e20], ['', true], ['__gt', 'x'], ['__in', ['a', 1]], ['__lt', '2024-02-30']];
+  const problems: string[] = [];
+  for (const [kind, { model, name }] of probes) {
+    for (const [suffix, value] of wrong) {
+      const constraints = { [`${name}${suffix}`]: value };
+      const set = await t.api.patch(`/api/users/permissions/${permission.body.id}/`).set(t.auth).send({ constraints });
+      if (set.status !== 200) continue; // refused when written: nothing stored to read
+      const res = await t.api.get(listUrl(model)).set(u.h);
+      if (res.status >= 500) problems.push(`${kind}: ${model.label} ${JSON.stringify(constraints)}: ${res.status}`);
+    }
+  }
+  expect(problems).toEqual([]);
+  // A constraint a column can hold still limits what is seen.
+  const site = await made(t, '/api/dcim/sites/', { name: 'constraint site', slug: 'constraint-site' });
+  await t.api.patch(`/api/users/permissions/${permission.body.id}/`).set(t.auth).send({ object_types: ['dcim.site'], constraints: { id: String(site), name: 'constraint site', latitude__isnull: true } });
+  const seen = await t.api.get('/api/dcim/sites/').set(u.h);
+  expect([seen.status, seen.body.results?.map((r: { id: number }) => r.id)]).toEqual([200, [site]]);
+});
+
+test.each([
+  ['date', '2024-02-30', {}],
+  ['datetime', '2024', {}],
+  ['integer', 'abc', {}],
+  ['decimal', { a: 1 }, {}],
+  ['boolean', 'x', {}],
+  ['select', 'zz', { choices: [['a', 'A']] }],
+  ['object', 1e20, { object_type: 'dcim.site' }],
+  ['multiobject', [1e20], { object_type: 'dcim.site' }],
+])('a %s custom field whose default its own type refuses (%j) is a 400 naming default; objects are still made and filtered', async (type, value, extra) => {
+  // Every object of the types gets the default when the field is written: one a value check would refuse
+  // used to poison them all (a range filter casting 2024-02-30, an object id past bigint on every create).
+  const name = `bad_default_${type}`;
+  const res = await t.api.post('/api/extras/custom-fields/').set(t.auth).send({ name, type, content_types: ['dcim.location'], default: value, ...extra });
+  expect([res.status, Object.keys(res.body)]).toEqual([400, ['default']]);
+  const site = await made(t, '/api/dcim/sites/', { name: `default ${type}`, slug: `default-${type}` });
+  expect((await t.api.post('/api/dcim/locations/').set(t.auth).send({ name: `default ${type}`, slug: `default-${type}`, site })).status).toBe(201);
+  expect((await t.api.get(`/api/dcim/locations/?cf_${name}__lt=2030-01-01&cf_${name}=1`).set(t.auth)).status).toBe(200);
+});
+
+describe('custom field dates PostgreSQL cannot read', () => {
+  beforeAll(async () => {
+    for (const type of ['date', 'datetime']) {
+      const res = await t.api.post('/api/extras/custom-fields/').set(t.auth).send({ name: `when_${type}`, type, content_types: ['dcim.site'] });
+      expect(res.status).toBe(201);
+    }
+  });
+
+  test.each([
+    ['when_date', '2024-02-30'],
+    ['when_date', '0000-01-01'],
+    ['when_datetime', '2024-02-30T00:00:00Z'],
+    ['when_datetime', 'Tue, 05 Mar 2024 10:00:00 GMT'],
+    ['when_datetime', '2024'],
+    ['when_datetime', '2024-01-01T00:00:00+16:00'],
+  ])('%s = %s is refused (400 naming custom_fields), and the range filters still answer', async (name, value) => {
+    const res = await t.api.post('/api/dcim/sites/').set(t.auth).send({ name: `cf ${name} ${value}`, slug: `cf-${name}-${value.replace(/[^0-9a-z]/gi, '')}`, custom_fields: { [name]: value } });
+    expect([res.status, Object.keys(res.body)]).toEqual([400, ['custom_fields']]);
+    const list = await t.api.get(`/api/dcim/sites/?cf_${name}__lt=2100-01-01`).set(t.auth);
+    expect(list.status).toBe(200);
+  });
+
+  test('a real date and date-time are kept, and filter by range', async () => {
+    const res = await t.api.post('/api/dcim/sites/').set(t.auth).send({ name: 'cf dates', slug: 'cf-dates', custom_fields: { when_date: '2024-02-29', when_datetime: '2024-02-29 12:00:00+01:00' } });
+    expect(res.status).toBe(201);
+    const list = await t.api.get('/api/dcim/sites/?cf_when_date__gte=2024-02-29&cf_when_datetime__lt=2024-02-29T12:00:00Z').set(t.auth);
+    expect([list.status, list.body.count]).toEqual([200, 1]);
+  });
+});
+
 describe('the profile page forms', () => {
   let agent: ReturnType<typeof agentWith>;
   let csrf: string;
@@ -93,6 +218,26 @@ describe('the profile page forms', () => {
     expect(res.status).toBe(400);
     expect(Object.keys(res.body)).toEqual([name]);
     expect((await t.knex.raw(`SELECT count(*)::int AS n FROM "users_token"`)).rows[0].n).toBe(before);
+  });
+
+  test('a CSRF token as long as the real one but of non-ASCII characters (more bytes) is refused with a 403, not a 500', async () => {
+    // 64 characters like the session's token, 128 bytes in UTF-8: a byte comparison of unequal lengths used to throw.
+    const latin = '\u00ff'.repeat(64);
+    const api = await agent.post('/api/dcim/sites/').set('X-CSRFToken', latin).send({ name: 'csrf', slug: 'csrf' });
+    expect([api.status, api.body.detail]).toEqual([403, 'CSRF Failed: CSRF token missing or incorrect.']);
+    const form = await agent.post('/user/tokens/').type('form').send(`csrfmiddlewaretoken=${'%C3%BF'.repeat(64)}&description=x`);
+    expect(form.status).toBe(403);
+    const login = await t.api.post('/login/').set('Cookie', `csrftoken=${'%C3%BF'.repeat(64)}`).type('form').send(`csrfmiddlewaretoken=${'a'.repeat(64)}&username=erin&password=x`);
+    expect(login.status).toBe(403);
+  });
+
+  test.each(['99999999999999999999', '1e400', '1e20', '-1', 'abc'])('a token form naming token id %s changes nothing and is not a 500', async (id) => {
+    const before = (await t.knex.raw(`SELECT count(*)::int AS n, max("description") AS d FROM "users_token"`)).rows[0];
+    for (const action of ['edit', 'delete']) {
+      const res = await agent.post(`/user/tokens/${id}/${action}/`).type('form').send(`csrfmiddlewaretoken=${csrf}&description=changed`);
+      expect([action, res.status]).toEqual([action, 303]);
+    }
+    expect((await t.knex.raw(`SELECT count(*)::int AS n, max("description") AS d FROM "users_token"`)).rows[0]).toEqual(before);
   });
 
   test('a form body larger than 64 KiB is a 413', async () => {

@@ -1,0 +1,206 @@
+import type { Knex } from 'knex';
+import type { TestApp } from '../../support/test-app';
+import type { ResolvedModel } from '../../../engine/definitions/registry-types';
+import { quoteIdent } from '../../../engine/storage/identifiers';
+import { listUrl, servedModels, validObjects, type Body } from '../../support/valid-objects';
+
+/**
+ * What every case may count on finding: callers of each kind (tokens, browser sessions logged in
+ * through /login/), two objects of every served type (one to read and change, one to delete), a valid
+ * body of every type to mutate, and a custom field of every type. Made once per database, in the same
+ * order each run, so ids are the same from run to run.
+ */
+
+export type IdentityName = 'superuser' | 'user' | 'readonly' | 'constrained' | 'session-super' | 'session-user' | 'anonymous';
+export const IDENTITIES: readonly IdentityName[] = ['superuser', 'user', 'readonly', 'constrained', 'session-super', 'session-user', 'anonymous'];
+
+export interface Session {
+  sessionid: string;
+  csrftoken: string;
+  /** Tokens of the session's user (the profile page edits and deletes them). */
+  tokenIds: number[];
+}
+
+export interface Fixtures {
+  tokens: Record<'superuser' | 'user' | 'readonly' | 'constrained', string>;
+  /** A user whose one permission the constraint cases rewrite before acting as that user (not put back: each case sets it whole). */
+  probe: { token: string; permissionId: number };
+  sessions: Record<'session-super' | 'session-user', Session>;
+  /** Served types -> [an object to read and change, an object to delete]. */
+  objects: Map<string, number[]>;
+  /** Served types -> a body that created an object of the type. */
+  bodies: Map<string, Body>;
+  customFields: Array<{ name: string; type: string }>;
+  /** The password of the session users (login cases may use it). */
+  password: string;
+  usernames: string[];
+  /** Puts back whatever a case changed of the callers (a deleted token, a logged-out session, a user made inactive). */
+  restore(): Promise<void>;
+}
+
+const PASSWORD = 'fuzz-password-1';
+
+async function userIdOfToken(t: TestApp, key: string): Promise<number> {
+  const r = await t.knex.raw(`SELECT "user_id" FROM "users_token" WHERE "key" = ?`, [key]);
+  return (r.rows as Array<{ user_id: number }>)[0]!.user_id;
+}
+
+async function post(t: TestApp, path: string, body: unknown): Promise<Body> {
+  const res = await t.api.post(path).set(t.auth).send(body as object);
+  if (res.status !== 201) throw new Error(`fixture POST ${path} ${JSON.stringify(body)}: ${res.status} ${res.text}`);
+  return res.body as Body;
+}
+
+/** Logs a user in through the login page, as a browser does: the page's CSRF cookie and token, then the form. */
+async function logIn(t: TestApp, username: string): Promise<{ sessionid: string; csrftoken: string }> {
+  const page = await t.api.get('/login/');
+  const formToken = /name="csrfmiddlewaretoken" value="([^"]+)"/.exec(page.text)?.[1];
+  const cookie = (page.headers['set-cookie'] as unknown as string[] | undefined)?.map((c) => c.split(';')[0]).join('; ');
+  if (!formToken || !cookie) throw new Error(`the login page gave no CSRF token: ${page.status}`);
+  const res = await t.api.post('/login/').set('Cookie', cookie).type('form').send(`csrfmiddlewaretoken=${formToken}&username=${username}&password=${PASSWORD}`);
+  const set = (res.headers['set-cookie'] as unknown as string[] | undefined) ?? [];
+  const value = (name: string) => set.map((c) => c.split(';')[0]!).find((c) => c.startsWith(`${name}=`))?.slice(name.length + 1);
+  const sessionid = value('sessionid');
+  const csrftoken = value('csrftoken');
+  if (res.status !== 302 || !sessionid || !csrftoken) throw new Error(`logging ${username} in: ${res.status} ${res.text}`);
+  return { sessionid, csrftoken };
+}
+
+/** The rows that make up the callers, kept as JSON to put back after a case changes them. */
+interface Snapshot {
+  table: string;
+  key: string;
+  rows: unknown[];
+}
+
+/** Columns a request legitimately moves on its own (a token's last use): not a change to undo. */
+const VOLATILE = ['last_used', 'last_updated', 'last_login'];
+
+async function snapshot(knex: Knex, table: string, key: string, ids: number[]): Promise<Snapshot> {
+  const r = await knex.raw(`SELECT to_jsonb(x) AS "row" FROM ${quoteIdent(table)} x WHERE ${quoteIdent(key)} = ANY(?) ORDER BY 1`, [ids]);
+  return { table, key, rows: (r.rows as Array<{ row: unknown }>).map((x) => x.row) };
+}
+
+function comparable(rows: unknown[]): string {
+  return JSON.stringify(
+    rows
+      .map((r) => Object.fromEntries(Object.entries(r as Record<string, unknown>).filter(([k]) => !VOLATILE.includes(k)).sort(([a], [b]) => a.localeCompare(b))))
+      .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
+  );
+}
+
+async function restoreSnapshot(knex: Knex, s: Snapshot): Promise<void> {
+  const ids = [...new Set(s.rows.map((r) => (r as Record<string, number>)[s.key]!))];
+  const now = await snapshot(knex, s.table, s.key, ids);
+  if (comparable(now.rows) === comparable(s.rows)) return;
+  const table = quoteIdent(s.table);
+  await knex.transaction(async (trx) => {
+    for (const row of s.rows) {
+      const columns = Object.keys(row as object).map(quoteIdent);
+      // Rows with an id of their own are put back as they were; link rows (no id) only need to exist.
+      const conflict = s.key === 'id' ? `("id") DO UPDATE SET (${columns.join(', ')}) = ROW(${columns.map((c) => `EXCLUDED.${c}`).join(', ')})` : 'DO NOTHING';
+      await trx.raw(`INSERT INTO ${table} SELECT * FROM jsonb_populate_record(NULL::${table}, ?::jsonb) ON CONFLICT ${conflict}`, [JSON.stringify(row)]);
+    }
+  });
+}
+
+/** One custom field of every type the definitions offer, on every type that has custom fields. */
+async function makeCustomFields(t: TestApp): Promise<Array<{ name: string; type: string }>> {
+  const cf = t.registry.roles.get('custom_field');
+  if (!cf) return [];
+  const types = cf.fields.get('type')?.choices?.entries.map((e) => String(e.value)) ?? [];
+  const holders = servedModels(t.registry).filter((m) => m.fieldList.some((f) => f.kind === 'custom_fields')).map((m) => m.label);
+  const out: Array<{ name: string; type: string }> = [];
+  for (const type of types) {
+    const name = `fz_${type}`;
+    const body: Body = { name, type, content_types: holders, required: false };
+    // A selection needs its choices and an object field its type: the 400 names what is missing, and it is given.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const res = await t.api.post(listUrl(cf)).set(t.auth).send(body);
+      if (res.status === 201) {
+        out.push({ name, type });
+        break;
+      }
+      const missing = Object.keys(res.body as object);
+      if (res.status !== 400 || !missing.length) throw new Error(`custom field ${type}: ${res.status} ${res.text}`);
+      if (missing.includes('choices')) body.choices = [['a', 'A'], ['b', 'B']];
+      if (missing.includes('object_type')) body.object_type = 'dcim.site';
+    }
+  }
+  return out;
+}
+
+export async function makeFixtures(t: TestApp): Promise<Fixtures> {
+  const objectsApi = validObjects(() => t);
+  const users = t.registry.roles.get('user')!;
+  const tokens = t.registry.roles.get('token')!;
+  const sessionsModel = t.registry.roles.get('session')!;
+  const permission = t.registry.roles.get('permission')!;
+
+  // Callers with tokens.
+  const user = await t.makeToken({ superuser: false });
+  const readonly = await t.makeToken({ superuser: true, writeEnabled: false });
+  const constrained = await t.makeToken({ superuser: false });
+  const constrainedUser = await userIdOfToken(t, constrained);
+  const types = servedModels(t.registry).map((m) => m.label);
+  const permissionIds = [
+    (await post(t, listUrl(permission), { name: 'fuzz view', object_types: types, actions: ['view'], users: [constrainedUser] })).id as number,
+    (await post(t, listUrl(permission), { name: 'fuzz write', object_types: types, actions: ['add', 'change', 'delete'], users: [constrainedUser], constraints: [{ id__gt: 0 }, { id__lt: 0 }] })).id as number,
+  ];
+
+  const probeToken = await t.makeToken({ superuser: false });
+  const probeUser = await userIdOfToken(t, probeToken);
+  const probePermission = (await post(t, listUrl(permission), { name: 'fuzz probe', object_types: ['dcim.site'], actions: ['view'], users: [probeUser] })).id as number;
+
+  // Callers with browser sessions, logged in through the login page.
+  const superUser = (await post(t, listUrl(users), { username: 'fuzz-super', password: PASSWORD })).id as number;
+  await t.knex.raw(`UPDATE ${quoteIdent(users.table)} SET "is_superuser" = true WHERE "id" = ?`, [superUser]);
+  const plainUser = (await post(t, listUrl(users), { username: 'fuzz-user', password: PASSWORD })).id as number;
+  const sessions = {} as Fixtures['sessions'];
+  for (const [name, id, username] of [['session-super', superUser, 'fuzz-super'], ['session-user', plainUser, 'fuzz-user']] as const) {
+    const tokenIds: number[] = [];
+    for (let i = 0; i < 2; i++) tokenIds.push((await post(t, listUrl(tokens), { user: id, description: `${name} ${i}` })).id as number);
+    sessions[name] = { ...(await logIn(t, username)), tokenIds };
+  }
+
+  const customFields = await makeCustomFields(t);
+
+  // Two objects of every served type, the first from a body kept for the cases to mutate.
+  const objects = new Map<string, number[]>();
+  const bodies = new Map<string, Body>();
+  for (const m of servedModels(t.registry)) {
+    const body = await objectsApi.validBody(m);
+    const created = await post(t, listUrl(m), body);
+    bodies.set(m.label, body);
+    objects.set(m.label, [created.id as number, await objectsApi.createOne(m)]);
+  }
+
+  const tokenUserIds = await Promise.all([t.token, user, readonly, constrained].map((k) => userIdOfToken(t, k)));
+  const userIds = [...tokenUserIds, superUser, plainUser];
+  // The callers' own users may be named in bodies too (a permission given to the constrained user, a token
+  // made for another): after the fixtures' two, so reads, changes and deletes still aim at those.
+  objects.get(users.label)?.push(...userIds);
+  const tokenIdsOf = async (ids: number[]) => (await t.knex.raw(`SELECT "id" FROM ${quoteIdent(tokens.table)} WHERE "user_id" = ANY(?)`, [ids])).rows.map((r: { id: number }) => r.id) as number[];
+  const joinTable = (m: ResolvedModel, field: string) => m.fields.get(field)!.joinTable!;
+  const kept: Snapshot[] = [
+    await snapshot(t.knex, users.table, 'id', userIds),
+    await snapshot(t.knex, tokens.table, 'id', await tokenIdsOf(userIds)),
+    await snapshot(t.knex, sessionsModel.table, 'id', (await t.knex.raw(`SELECT "id" FROM ${quoteIdent(sessionsModel.table)} WHERE "user_id" = ANY(?)`, [[superUser, plainUser]])).rows.map((r: { id: number }) => r.id)),
+    await snapshot(t.knex, permission.table, 'id', permissionIds),
+    await snapshot(t.knex, joinTable(permission, 'users'), 'source_id', permissionIds),
+  ];
+
+  return {
+    tokens: { superuser: t.token, user, readonly, constrained },
+    probe: { token: probeToken, permissionId: probePermission },
+    sessions,
+    objects,
+    bodies,
+    customFields,
+    password: PASSWORD,
+    usernames: ['fuzz-super', 'fuzz-user', 'admin'],
+    restore: async () => {
+      for (const s of kept) await restoreSnapshot(t.knex, s);
+    },
+  };
+}
