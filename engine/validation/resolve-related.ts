@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { ResolvedField, ResolvedModel } from '../definitions/registry-types';
 import { quoteIdent } from '../storage/identifiers';
 import type { Condition } from '../query/conditions';
+import { ISO_DATE, ISO_DATETIME, withinCalendar } from './calendar';
 import { normalizeCidr, normalizeInet, normalizeMac } from './ip-values';
 
 export type Lookup = { ok: true; id: number } | { ok: false; message: string };
@@ -74,13 +75,6 @@ export function attributeConditions(model: ResolvedModel, attrs: Record<string, 
 const INT32_MIN = -2147483648;
 const INT32_MAX = 2147483647;
 const DECIMAL = /^-?\d{1,30}(\.\d{1,30})?$/;
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
-const DATETIME = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?)?(Z|[+-]\d{2}(:?\d{2})?)?$/;
-
-function realDate(text: string): boolean {
-  const day = text.slice(0, 10);
-  return DATE.test(day) && !Number.isNaN(Date.parse(day)) && new Date(day).toISOString().slice(0, 10) === day;
-}
 
 /**
  * Whether a scalar can be compared with the field's column at all: a value the column type cannot hold
@@ -98,9 +92,9 @@ function comparable(f: ResolvedField, value: unknown): boolean {
     case 'float':
       return typeof value === 'number' ? Number.isFinite(value) : typeof value === 'string' && DECIMAL.test(value);
     case 'date':
-      return typeof value === 'string' && DATE.test(value) && realDate(value);
+      return typeof value === 'string' && ISO_DATE.test(value) && withinCalendar(value);
     case 'datetime':
-      return typeof value === 'string' && DATETIME.test(value) && realDate(value) && !Number.isNaN(Date.parse(value));
+      return typeof value === 'string' && ISO_DATETIME.test(value) && withinCalendar(value);
     case 'choice':
       return !f.choices?.numeric || (Number.isSafeInteger(Number(value)) && Number(value) >= INT32_MIN && Number(value) <= INT32_MAX);
     default:

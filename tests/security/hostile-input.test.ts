@@ -278,3 +278,14 @@ test('headers a client controls: absurd Authorization, Accept, Host and cookies 
     expect(res.status).toBeLessThan(500);
   }
 });
+
+test('a related object written by attributes with a date PostgreSQL cannot hold is a 400 naming the field, not a 500', async () => {
+  for (const [path, body, field] of [
+    ['/api/users/tokens/', { user: { date_joined: '2024-01-01T00:00:00+16:00' } }, 'user'],
+    ['/api/users/tokens/', { user: { date_joined: '0000-01-01T00:00:00Z' } }, 'user'],
+    ['/api/users/tokens/', { user: { date_joined: '2024-02-30T00:00:00Z' } }, 'user'],
+  ] as const) {
+    const res = await t.api.post(path).set(t.auth).send(body);
+    expect([JSON.stringify(body), res.status, Object.keys(res.body)]).toEqual([JSON.stringify(body), 400, [field]]);
+  }
+});
