@@ -9,7 +9,6 @@ import { authenticate, type Principal } from './auth/authenticate';
 import { loadGrants, scopeFor, type Grant } from './auth/permissions';
 import { listAction } from './routes/list-actions';
 import { accountPages } from './ui/account-pages';
-import { Serializer } from './serialization/serialize';
 import { ValidationError } from './validation/field-errors';
 import { badStringMessage } from './validation/string-hygiene';
 import { apiDocs } from './openapi/docs-routes';
@@ -128,7 +127,6 @@ function callContext(ctx: ApiContext, principal: Principal | null, origin: strin
     origin,
     query,
     requestId,
-    serializer: new Serializer(ctx.registry, origin, ctx.config.allowTokenRetrieval),
     scope: (model, action) => scopeFor(principal, ctx.config, model, action, loadOnce),
   };
 }

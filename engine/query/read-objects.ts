@@ -1,37 +1,34 @@
 import type { Knex } from 'knex';
 import type { Registry, ResolvedModel } from '../definitions/registry-types';
-import type { Representation, Serializer } from '../serialization/serialize';
-import { quoteIdent } from '../storage/identifiers';
-import { loadRelated, type Form } from './related-loader';
-import { rowSelectList, type Row } from './row-columns';
+import { sql } from '../sql/fragment';
+import type { Form, JsonOptions } from './json/object-json';
+import { objectsStatement } from './statements/read-statements';
+import { runRows } from './statements/run';
 
-/** Rows to representations: their related data loaded in a fixed number of queries, then serialized. */
-export async function renderRows(
-  db: Knex | Knex.Transaction,
-  registry: Registry,
-  serializer: Serializer,
-  model: ResolvedModel,
-  rows: Row[],
-  form: Form,
-  omit: ReadonlySet<string> = new Set(),
-): Promise<Representation[]> {
-  if (!rows.length) return [];
-  const data = await loadRelated(db, registry, model, rows, form, omit);
-  return rows.map((r) => serializer.render(model, r, form, data, omit));
-}
+export type Representation = Record<string, unknown>;
 
-/** Objects by id, in the order of the ids given (a bulk request is answered in request order). */
+/**
+ * Objects by id, in the order of the ids given (a bulk request is answered in request order): one
+ * statement, the representations built by PostgreSQL. Used for the answer to a write.
+ */
 export async function readByIds(
   db: Knex | Knex.Transaction,
   registry: Registry,
-  serializer: Serializer,
+  json: JsonOptions,
   model: ResolvedModel,
   ids: number[],
   form: Form = 'full',
 ): Promise<Representation[]> {
   if (!ids.length) return [];
-  const result = await db.raw(`SELECT ${rowSelectList(model, 't')} FROM ${quoteIdent(model.table)} AS "t" WHERE "t"."id" = ANY(?)`, [ids]);
-  const byId = new Map((result.rows as Row[]).map((r) => [r.id, r]));
-  const rows = ids.map((id) => byId.get(id)).filter((r): r is Row => !!r);
-  return renderRows(db, registry, serializer, model, rows, form);
+  const rows = await runRows<{ id: number; body: string }>(db, objectsStatement(registry, { model, conditions: [sql`"t"."id" = ANY(${ids})`], form, omit: new Set(), json }));
+  const byId = new Map(rows.map((r) => [Number(r.id), r.body]));
+  return ids.flatMap((id) => {
+    const body = byId.get(id);
+    return body === undefined ? [] : [JSON.parse(body) as Representation];
+  });
+}
+
+/** An object's URL, as its representation gives it. */
+export function objectUrl(origin: string, model: ResolvedModel, id: number): string {
+  return `${origin}/api/${model.app}/${model.path}/${id}/`;
 }

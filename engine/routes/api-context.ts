@@ -2,7 +2,6 @@ import type { Knex } from 'knex';
 import type { Registry } from '../definitions/registry-types';
 import type { Config } from '../config';
 import type { Principal } from '../auth/authenticate';
-import type { Serializer } from '../serialization/serialize';
 import type { Clock } from '../auth/clock';
 import type { Action, Scope } from '../auth/permissions';
 import type { ResolvedModel } from '../definitions/registry-types';
@@ -20,7 +19,6 @@ export interface ApiContext {
 export interface CallContext extends ApiContext {
   principal: Principal | null;
   origin: string;
-  serializer: Serializer;
   query: URLSearchParams;
   requestId: string;
   /** What the caller may do with a model (permissions loaded once per request). */

@@ -5,7 +5,7 @@ import { HttpError, methodNotAllowed, notAuthenticated, permissionDenied } from 
 import { getObject, listObjects } from './read-handlers';
 import { bulkDeleteIds, bulkUpdate, createObjects, deleteByIds, updateObject, type WriteScopes } from './write-handlers';
 import { parseJsonBody } from './json-body';
-import { sendJson } from './respond';
+import { sendJson, sendJsonText } from './respond';
 import { optionsFor } from './options-metadata';
 import type { Action } from '../auth/permissions';
 import type { Condition } from '../query/conditions';
@@ -50,7 +50,7 @@ export async function handleList(ctx: CallContext, req: Request, res: Response, 
   switch (method) {
     case 'GET':
     case 'HEAD':
-      return sendJson(req, res, 200, await listObjects(ctx, model, fullUrl, await allowedScope(ctx, model, 'view')));
+      return sendJsonText(req, res, 200, await listObjects(ctx, model, fullUrl, await allowedScope(ctx, model, 'view')));
     case 'OPTIONS':
       if (!ctx.principal && ctx.config.loginRequired) throw notAuthenticated();
       return sendJson(req, res, 200, await optionsFor(ctx, model, true));
@@ -85,7 +85,7 @@ export async function handleDetail(ctx: CallContext, req: Request, res: Response
   switch (method) {
     case 'GET':
     case 'HEAD':
-      return sendJson(req, res, 200, await getObject(ctx, model, id, await allowedScope(ctx, model, 'view')));
+      return sendJsonText(req, res, 200, await getObject(ctx, model, id, await allowedScope(ctx, model, 'view')));
     case 'OPTIONS':
       if (!ctx.principal && ctx.config.loginRequired) throw notAuthenticated();
       return sendJson(req, res, 200, await optionsFor(ctx, model, false));

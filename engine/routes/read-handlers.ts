@@ -1,12 +1,13 @@
 import type { ResolvedModel } from '../definitions/registry-types';
-import type { Form } from '../query/related-loader';
-import { countRows, fetchPage } from '../query/list-query';
-import { renderRows } from '../query/read-objects';
+import type { Form } from '../query/json/object-json';
+import { listStatement, objectsStatement } from '../query/statements/read-statements';
+import { runRows } from '../query/statements/run';
 import type { Condition } from '../query/conditions';
 import type { CallContext } from './api-context';
 import { pageLinks, pageOf } from './pagination';
 import { notFound } from './http-error';
 import { compileListQuery } from '../filters/compile-list-query';
+import { Sql, sql } from '../sql/fragment';
 
 /** brief=1 (or true) asks for the brief form. */
 export function formOf(query: URLSearchParams): Form {
@@ -19,27 +20,35 @@ export function omitOf(query: URLSearchParams): Set<string> {
   return new Set(query.getAll('exclude').flatMap((v) => v.split(',')).map((s) => s.trim()).filter(Boolean));
 }
 
-/** GET on a list endpoint: one statement for the page, one for the count, then the related data. */
-export async function listObjects(ctx: CallContext, model: ResolvedModel, fullUrl: string, scope: Condition[]): Promise<unknown> {
-  const page = pageOf(ctx.config, ctx.query);
-  const plan = await compileListQuery(ctx.knex, ctx.registry, model, ctx.query);
-  const conditions = [...scope, ...plan.conditions];
-  const form = formOf(ctx.query);
-  const omit = omitOf(ctx.query);
-  const rows = await fetchPage(ctx.knex, { model, conditions, ordering: plan.ordering, limit: page.limit, offset: page.offset });
-  const count = page.limit !== null && page.offset === 0 && rows.length < page.limit ? rows.length : await countRows(ctx.knex, model, conditions);
-  const results = await renderRows(ctx.knex, ctx.registry, ctx.serializer, model, rows, form, omit);
-  const links = pageLinks(fullUrl, page, count);
-  return { count, next: links.next, previous: links.previous, results };
+/** A condition of the filter layer as a fragment (until the filter layer builds fragments itself). */
+export function asFragment(c: Condition): Sql {
+  return Sql.fromPlaceholders(c.sql, c.bindings);
 }
 
-/** GET on a detail endpoint. */
-export async function getObject(ctx: CallContext, model: ResolvedModel, id: number, scope: Condition[]): Promise<unknown> {
-  const conditions: Condition[] = [...scope, { sql: '"t"."id" = ?', bindings: [id] }];
-  const rows = await fetchPage(ctx.knex, { model, conditions, ordering: [], limit: 1, offset: 0 });
+/**
+ * A list page, one statement: the rows, the count and every embedded object, JSON built by PostgreSQL.
+ * The body is assembled around the page's JSON text without parsing it again.
+ */
+export async function listObjects(ctx: CallContext, model: ResolvedModel, fullUrl: string, scope: Condition[]): Promise<string> {
+  const page = pageOf(ctx.config, ctx.query);
+  const plan = await compileListQuery(ctx.knex, ctx.registry, model, ctx.query);
+  const conditions = [...scope, ...plan.conditions].map(asFragment);
+  const [row] = await runRows<{ count: number; results: string }>(
+    ctx.knex,
+    listStatement(ctx.registry, { model, conditions, ordering: plan.ordering, limit: page.limit, offset: page.offset, form: formOf(ctx.query), omit: omitOf(ctx.query), json: jsonOptions(ctx) }),
+  );
+  const links = pageLinks(fullUrl, page, row!.count);
+  return `{"count":${row!.count},"next":${JSON.stringify(links.next)},"previous":${JSON.stringify(links.previous)},"results":${row!.results}}`;
+}
+
+/** GET on a detail endpoint: one statement. */
+export async function getObject(ctx: CallContext, model: ResolvedModel, id: number, scope: Condition[]): Promise<string> {
+  const conditions = [...scope.map(asFragment), sql`"t"."id" = ${id}`];
+  const rows = await runRows<{ body: string }>(ctx.knex, objectsStatement(ctx.registry, { model, conditions, form: formOf(ctx.query), omit: omitOf(ctx.query), json: jsonOptions(ctx) }));
   if (!rows.length) throw notFound();
-  const form = formOf(ctx.query);
-  const omit = omitOf(ctx.query);
-  const [rep] = await renderRows(ctx.knex, ctx.registry, ctx.serializer, model, rows, form, omit);
-  return rep;
+  return rows[0]!.body;
+}
+
+export function jsonOptions(ctx: CallContext, revealSecrets = ctx.config.allowTokenRetrieval): { origin: string; revealSecrets: boolean } {
+  return { origin: ctx.origin, revealSecrets };
 }

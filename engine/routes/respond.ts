@@ -11,6 +11,15 @@ function indentOf(req: Request): number | undefined {
 /** Installed by the browsable API (engine/browsable) on a browser's request: the same body as a page, or null to send JSON. */
 export type HtmlRenderer = (status: number, body: unknown) => string | null;
 
+/**
+ * A body PostgreSQL has already written as JSON text: sent as it is, never parsed and encoded again —
+ * unless a browser wants the page around it or the client asked for indented JSON.
+ */
+export function sendJsonText(req: Request, res: Response, status: number, text: string): void {
+  if (res.locals.htmlRenderer || indentOf(req) !== undefined) return sendJson(req, res, status, JSON.parse(text));
+  res.status(status).type('application/json').send(text);
+}
+
 export function sendJson(req: Request, res: Response, status: number, body: unknown): void {
   const page = (res.locals.htmlRenderer as HtmlRenderer | undefined)?.(status, body);
   if (typeof page === 'string') {

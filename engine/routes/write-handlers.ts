@@ -6,7 +6,8 @@ import { insertRow, setLinks, updateRow, setChildren, childConstraintErrors } fr
 import { deleteObjects, GenericProtectedError, protectingObjects } from '../storage/delete-objects';
 import { refusedDelete } from './refused-delete';
 import { asPgError, constraintErrors, FK_VIOLATION, RESTRICT_VIOLATION } from '../storage/db-errors';
-import { readByIds } from '../query/read-objects';
+import { objectUrl, readByIds } from '../query/read-objects';
+import { jsonOptions } from './read-handlers';
 import { checkTreeParent } from '../storage/tree-parent';
 import type { CallContext } from './api-context';
 import { HttpError, notFound, permissionDenied } from './http-error';
@@ -144,9 +145,10 @@ export async function createObjects(ctx: CallContext, model: ResolvedModel, body
     const results = await writeAll(ctx, trx, model, items.map((item) => ({ item: withOwner(ctx, model, item), mode: 'create' as const })), many);
     await requireWithin(trx, model, results, addScope);
     await afterWrite(trx, ctx.registry, model, results);
-    const reps = await readByIds(trx, ctx.registry, ctx.serializer.revealing(), model, results);
+    // The response that creates an object shows its secrets (a new token's key), whatever ALLOW_TOKEN_RETRIEVAL says.
+    const reps = await readByIds(trx, ctx.registry, jsonOptions(ctx, true), model, results);
     if (many) return { body: reps };
-    return { body: reps[0], location: ctx.serializer.url(model, results[0]!) };
+    return { body: reps[0], location: objectUrl(ctx.origin, model, results[0]!) };
   });
 }
 
@@ -186,7 +188,7 @@ export async function updateObject(ctx: CallContext, model: ResolvedModel, id: n
     await writeAll(ctx, trx, model, [{ item: body, mode, id }], false);
     await requireWithin(trx, model, [id], scopes.act);
     await afterWrite(trx, ctx.registry, model, [id]);
-    const [rep] = await readByIds(trx, ctx.registry, ctx.serializer, model, [id]);
+    const [rep] = await readByIds(trx, ctx.registry, jsonOptions(ctx), model, [id]);
     return rep;
   });
 }
@@ -228,7 +230,7 @@ export async function bulkUpdate(ctx: CallContext, model: ResolvedModel, body: u
     await writeAll(ctx, trx, model, work, true);
     await requireWithin(trx, model, ids, scopes.act);
     await afterWrite(trx, ctx.registry, model, ids);
-    return readByIds(trx, ctx.registry, ctx.serializer, model, ids);
+    return readByIds(trx, ctx.registry, jsonOptions(ctx), model, ids);
   });
 }
 

@@ -1,6 +1,6 @@
 import type { ResolvedField, ResolvedModel } from '../definitions/registry-types';
 import type { JsonSchema } from '../validation/request-schema';
-import { fieldsOfForm, type Form } from '../query/related-loader';
+import { fieldsOfForm, type Form } from './forms';
 
 /** Schema name of a model's representation in a form, e.g. DcimSite / DcimSiteBrief. */
 export function representationName(model: ResolvedModel, form: Form): string {

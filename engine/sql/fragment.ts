@@ -47,6 +47,16 @@ export class Sql {
     return new Sql([`"${name}"`], []);
   }
 
+  /**
+   * TEMPORARY bridge while the filter layer still builds `?` conditions (issue 14 converts it): the text
+   * split at its holes. Removed once every condition is a fragment.
+   */
+  static fromPlaceholders(text: string, bindings: readonly unknown[]): Sql {
+    const texts = text.split('?');
+    if (texts.length - 1 !== bindings.length) throw new Error(`condition has ${texts.length - 1} holes and ${bindings.length} values`);
+    return new Sql(texts, bindings as SqlValue[]);
+  }
+
   isEmpty(): boolean {
     return this.values.length === 0 && this.texts.every((t) => t.trim() === '');
   }

@@ -13,9 +13,9 @@ import { startTestApp, type TestApp } from '../support/test-app';
 import { apiWith } from '../support/listen';
 import { loadDefinitions, type LoadedDefinition } from '../../engine/definitions/load-definitions';
 import { resolveRegistry } from '../../engine/definitions/resolve-registry';
-import { Serializer } from '../../engine/serialization/serialize';
-import { RelatedData } from '../../engine/query/related-loader';
-import type { Row } from '../../engine/query/row-columns';
+import { JsonCompiler, type Form } from '../../engine/query/json/object-json';
+import { runRows } from '../../engine/query/statements/run';
+import { sql } from '../../engine/sql/fragment';
 import { grant, made, newUser, stringsIn } from './support';
 
 const SCHEMA = path.resolve(__dirname, '..', '..', 'schema');
@@ -106,15 +106,17 @@ describe('a reference stored before the rule (legacy rows) is never rendered, wh
 });
 
 describe('a secret is shown only in its own representation', () => {
-  test('nested in another object it is left out, whatever the serializer is told to reveal', () => {
+  test('nested in another object it is left out, whatever the compiler is told to reveal', async () => {
     const token = t.registry.models.get('users.token')!;
-    const row: Row = { id: 7, key: 'f'.repeat(40), user_id: 1, write_enabled: true, description: '', expires: null, last_used: null, allowed_ips: [], created: '2026-01-01T00:00:00.000000Z', last_updated: '2026-01-01T00:00:00.000000Z' };
-    const serializer = new Serializer(t.registry, 'http://x', true);
-    const data = new RelatedData();
-    expect(serializer.render(token, row, 'brief', data).key).toBe('f'.repeat(40));
-    expect(serializer.render(token, row, 'brief', data, undefined, true)).not.toHaveProperty('key');
-    expect(serializer.render(token, row, 'full', data, undefined, true)).not.toHaveProperty('key');
-    expect(new Serializer(t.registry, 'http://x', false).render(token, row, 'full', data)).not.toHaveProperty('key');
+    const render = async (form: Form, nested: boolean, revealSecrets: boolean): Promise<Record<string, unknown>> => {
+      const object = new JsonCompiler(t.registry, { origin: 'http://x', revealSecrets }).object(token, 't', form, { nested });
+      const [row] = await runRows<{ body: Record<string, unknown> }>(t.knex, sql`SELECT ${object} AS "body" FROM "users_token" AS "t" WHERE "t"."key" = ${t.token}`);
+      return row!.body;
+    };
+    expect((await render('brief', false, true)).key).toBe(t.token);
+    expect(await render('brief', true, true)).not.toHaveProperty('key');
+    expect(await render('full', true, true)).not.toHaveProperty('key');
+    expect(await render('full', false, false)).not.toHaveProperty('key');
   });
 
   test('a token created in bulk shows its key in the response that creates it, and a token nowhere else', async () => {

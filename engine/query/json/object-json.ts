@@ -1,0 +1,362 @@
+import type { Registry, ResolvedField, ResolvedModel } from '../../definitions/registry-types';
+import { and, column, ident, join, sql, type Sql } from '../../sql/fragment';
+import { configContextJson } from './config-context-json';
+import { COMPUTED_SQL, DISPLAY_SQL } from './named-sql';
+import { storedText, storedValue, timestampValue } from './stored-values';
+import { treeWalkSql } from './tree-walk-sql';
+import type { Form } from '../../serialization/forms';
+
+export type { Form };
+
+
+/** What a compiled representation depends on besides the definitions: the request's origin and whether secrets show. */
+export interface JsonOptions {
+  /** The scheme and host URLs start with, bound as a value. */
+  origin: string;
+  /** Secret fields shown in the object's own representation (never nested). */
+  revealSecrets: boolean;
+}
+
+/** Nesting deeper than this is cut (a definition whose brief forms point at each other in a ring). */
+const MAX_NESTING = 6;
+
+/**
+ * Compiles representations to SQL: an object is a `row_to_json` of a sub-select whose columns are the
+ * representation's fields in order, each computed by PostgreSQL — nested objects and lists as correlated
+ * sub-selects over indexed keys — so a whole page is one statement and its JSON text comes back ready.
+ * One compiler per statement: it numbers the aliases it invents.
+ */
+export class JsonCompiler {
+  private aliases = 0;
+
+  constructor(
+    private readonly registry: Registry,
+    private readonly opts: JsonOptions,
+  ) {}
+
+  private alias(prefix = 'o'): string {
+    this.aliases += 1;
+    return `${prefix}${this.aliases}`;
+  }
+
+  /** The JSON of the row aliased `alias` of `model`, in `form`; `nested`: inside another object's representation. */
+  object(model: ResolvedModel, alias: string, form: Form, opts: { nested: boolean; omit?: ReadonlySet<string>; depth?: number }): Sql {
+    const depth = opts.depth ?? 0;
+    const columns = this.columns(model, alias, form, opts.nested, opts.omit ?? new Set(), depth);
+    const r = this.alias('r');
+    return sql`(SELECT row_to_json(${ident(r)}) FROM (SELECT ${join(columns.map(([name, value]) => sql`${value} AS ${ident(name)}`))}) AS ${ident(r)})`;
+  }
+
+  /** The JSON of the `model` row whose id is the value of `idExpr` (NULL when there is none), in its brief form. */
+  nestedById(model: ResolvedModel, idExpr: Sql, depth: number): Sql {
+    if (depth > MAX_NESTING) return sql`NULL::json`;
+    const o = this.alias();
+    return sql`(SELECT ${this.object(model, o, 'brief', { nested: true, depth })} FROM ${ident(model.table)} AS ${ident(o)} WHERE ${column(o, 'id')} = ${idExpr})`;
+  }
+
+  url(model: ResolvedModel, alias: string): Sql {
+    return sql`concat(${this.opts.origin}::text, ${`/api/${model.app}/${model.path}/`}::text, ${column(alias, 'id')}, '/')`;
+  }
+
+  /** The display string, from the template or the named function. */
+  display(model: ResolvedModel, alias: string): Sql {
+    const d = model.def.display;
+    if (typeof d === 'object') {
+      const fn = DISPLAY_SQL[d.fn];
+      if (!fn) throw new Error(`${model.label}: display function ${d.fn} has no SQL twin`);
+      return fn((d.from ?? []).map((name) => this.textOf(model, alias, name)));
+    }
+    const parts: Sql[] = [];
+    let last = 0;
+    for (const m of d.matchAll(/\{([a-z_][a-z0-9_]*)\}/g)) {
+      if (m.index! > last) parts.push(sql`${d.slice(last, m.index)}::text`);
+      parts.push(this.textOf(model, alias, m[1]!));
+      last = m.index! + m[0].length;
+    }
+    if (last < d.length) parts.push(sql`${d.slice(last)}::text`);
+    return parts.length ? sql`concat(${join(parts)})` : sql`''::text`;
+  }
+
+  /** A field's stored value as text, as templates and named functions read it (the id for a foreign key). */
+  private textOf(model: ResolvedModel, alias: string, name: string): Sql {
+    if (name === 'id') return sql`${column(alias, 'id')}::text`;
+    if (name === 'created' || name === 'last_updated') return timestampValue(model, name, alias);
+    const generic = model.fieldList.find((g) => g.kind === 'generic_fk' && (g.typeColumn === name || g.idColumn === name));
+    if (generic) return sql`${column(alias, name)}::text`;
+    const f = model.fields.get(name);
+    if (!f?.column) return sql`NULL::text`;
+    if (f.kind === 'fk') return sql`${column(alias, f.column)}::text`;
+    return storedText(f, alias);
+  }
+
+  /** Name and value of every column of the representation, in order. */
+  private columns(model: ResolvedModel, alias: string, form: Form, nested: boolean, omit: ReadonlySet<string>, depth: number): Array<[string, Sql]> {
+    const out: Array<[string, Sql]> = [];
+    const put = (name: string, value: () => Sql) => {
+      if (omit.has(name)) return;
+      if (model.fields.get(name)?.def.secret && (nested || !this.opts.revealSecrets)) return;
+      out.push([name, value()]);
+    };
+    const implicit = (name: string): Sql | null => {
+      switch (name) {
+        case 'id':
+          return column(alias, 'id');
+        case 'url':
+          return this.url(model, alias);
+        case 'display':
+          return this.display(model, alias);
+        case 'created':
+        case 'last_updated':
+          return model.timestamps === false ? null : timestampValue(model, name, alias);
+        case '_depth':
+          return model.tree ? this.depth(model, alias) : null;
+        default: {
+          const generic = model.fieldList.find((g) => g.kind === 'generic_fk' && (g.typeColumn === name || g.idColumn === name));
+          return generic ? column(alias, name) : null;
+        }
+      }
+    };
+    if (form === 'brief') {
+      for (const name of model.brief) {
+        const f = model.fields.get(name);
+        if (f) put(name, () => this.value(f, alias, 'brief', depth));
+        else {
+          const v = implicit(name);
+          if (v) put(name, () => v);
+        }
+      }
+      return out;
+    }
+    put('id', () => column(alias, 'id'));
+    put('url', () => this.url(model, alias));
+    put('display', () => this.display(model, alias));
+    if (model.tree) put('_depth', () => this.depth(model, alias));
+    for (const f of model.fieldList) {
+      if (f.writeOnly) continue;
+      if (f.kind === 'generic_fk') {
+        put(f.typeColumn!, () => column(alias, f.typeColumn!));
+        put(f.idColumn!, () => column(alias, f.idColumn!));
+      }
+      put(f.name, () => this.value(f, alias, 'full', depth));
+    }
+    if (model.timestamps !== false) {
+      put('created', () => timestampValue(model, 'created', alias));
+      put('last_updated', () => timestampValue(model, 'last_updated', alias));
+    }
+    return out;
+  }
+
+  /** A tree node's depth: how many ancestors it has. */
+  private depth(model: ResolvedModel, alias: string): Sql {
+    return sql`(WITH RECURSIVE ${treeWalkSql('up', model.table, sql`"id" = ${column(alias, 'id')}`, 'up')} SELECT coalesce(max("depth"), 0) FROM "up")`;
+  }
+
+  /** One field's value in a representation. */
+  value(f: ResolvedField, alias: string, form: Form, depth: number): Sql {
+    const model = f.model;
+    switch (f.kind) {
+      case 'alias': {
+        const v = this.value(f.aliasOf!, alias, form, depth);
+        return f.aliasOr ? sql`coalesce(${v}, ${this.value(f.aliasOr, alias, form, depth)})` : v;
+      }
+      case 'fk':
+        return this.nestedById(f.target!, column(alias, f.column!), depth + 1);
+      case 'generic_fk':
+        return this.genericObject(f, column(alias, f.typeColumn!), column(alias, f.idColumn!), depth + 1);
+      case 'tags':
+      case 'm2m':
+        return this.links(f, alias, depth + 1);
+      case 'count':
+        return this.count(f, alias);
+      case 'net_count':
+        return this.netCount(f, alias);
+      case 'related':
+        return this.related(f, alias, depth + 1);
+      case 'children':
+        return this.children(f, alias, depth + 1);
+      case 'reverse_generic':
+        return this.reverseGeneric(f, alias, depth + 1);
+      case 'link_peers':
+        return this.linkPeers(f, alias, depth + 1);
+      case 'config_context':
+        return configContextJson(this.registry, f, alias);
+      case 'custom_fields':
+        return sql`coalesce(${column(alias, f.column!)}, '{}'::jsonb)`;
+      case 'computed':
+        return this.computed(f, alias, form);
+      case 'choice':
+        if (f.array) return sql`coalesce(${column(alias, f.column!)}, '{}')`;
+        return this.choice(f, column(alias, f.column!), form);
+      default:
+        if (!f.column) throw new Error(`${model.label}.${f.name}: no SQL for a ${f.kind} field`);
+        return storedValue(f, alias);
+    }
+  }
+
+  /** {value, label} in full form; the plain value in brief and nested forms, and for `plain` fields; a blank choice is null. */
+  private choice(f: ResolvedField, v: Sql, form: Form): Sql {
+    const set = f.choices!;
+    const blank = set.numeric ? sql`${v}` : sql`NULLIF(${v}, '')`;
+    if (form === 'brief' || f.def.plain) return blank;
+    const labels = Object.fromEntries(set.entries.map((e) => [String(e.value), e.label]));
+    return sql`CASE WHEN ${blank} IS NULL THEN NULL ELSE json_build_object('value', ${v}, 'label', coalesce(${JSON.stringify(labels)}::jsonb ->> (${v})::text, (${v})::text)) END`;
+  }
+
+  private computed(f: ResolvedField, alias: string, form: Form): Sql {
+    const model = f.model;
+    const fn = f.def.fn!;
+    let v: Sql;
+    if (fn === 'display') v = this.display(model, alias);
+    else {
+      const named = COMPUTED_SQL[fn];
+      if (!named) throw new Error(`${model.label}.${f.name}: computed function ${fn} has no SQL twin`);
+      v = named((f.def.from ?? []).map((name) => this.textOf(model, alias, name)));
+    }
+    return f.choices ? this.choice(f, v, form) : v;
+  }
+
+  /** The object a generic relation names: NULL unless its type is one the relation may point at. */
+  genericObject(f: ResolvedField, typeExpr: Sql, idExpr: Sql, depth: number): Sql {
+    const targets = f.genericTargets ?? [];
+    if (!targets.length || depth > MAX_NESTING) return sql`NULL::json`;
+    const branches = targets.map((m) => sql`WHEN ${m.label}::text THEN ${this.nestedById(m, idExpr, depth)}`);
+    return sql`CASE ${typeExpr} ${join(branches, ' ')} END`;
+  }
+
+  /** The order a model's rows are listed in when nested in a list: its default ordering by stored columns, then id. */
+  private orderOf(model: ResolvedModel, alias: string): Sql {
+    const terms: Sql[] = [];
+    for (const o of model.ordering) {
+      const f = model.fields.get(o.field);
+      const col = f?.column ?? (o.field === 'id' || o.field === 'created' || o.field === 'last_updated' ? o.field : null);
+      if (!col) continue;
+      terms.push(o.descending ? sql`${column(alias, col)} DESC` : column(alias, col));
+    }
+    terms.push(column(alias, 'id'));
+    return join(terms);
+  }
+
+  /** A JSON array of the sub-select's objects, `[]` when there are none. */
+  private array(item: Sql, from: Sql, order: Sql): Sql {
+    return sql`coalesce((SELECT array_to_json(array_agg(${item} ORDER BY ${order})) ${from}), '[]'::json)`;
+  }
+
+  private links(f: ResolvedField, alias: string, depth: number): Sql {
+    const target = f.target!;
+    if (depth > MAX_NESTING) return sql`'[]'::json`;
+    const j = this.alias('j');
+    const o = this.alias();
+    const from = sql`FROM ${ident(f.joinTable!)} AS ${ident(j)} JOIN ${ident(target.table)} AS ${ident(o)} ON ${column(o, 'id')} = ${column(j, 'target_id')} WHERE ${column(j, 'source_id')} = ${column(alias, 'id')}`;
+    return this.array(this.object(target, o, 'brief', { nested: true, depth }), from, this.orderOf(target, o));
+  }
+
+  private count(f: ResolvedField, alias: string): Sql {
+    const id = column(alias, 'id');
+    if (f.countAcross) {
+      const parts = f.countAcross.map((l) => {
+        const j = this.alias('j');
+        return sql`SELECT 1 FROM ${ident(l.joinTable!)} AS ${ident(j)} WHERE ${column(j, 'target_id')} = ${id}`;
+      });
+      return sql`(SELECT count(*)::int FROM (${join(parts, ' UNION ALL ')}) AS "u")`;
+    }
+    const { model: of, via } = f.countOf!;
+    const x = this.alias('x');
+    if (via.kind === 'generic_fk') {
+      return sql`(SELECT count(*)::int FROM ${ident(of.table)} AS ${ident(x)} WHERE ${column(x, via.typeColumn!)} = ${f.model.label}::text AND ${column(x, via.idColumn!)} = ${id})`;
+    }
+    if (via.joinTable) {
+      return sql`(SELECT count(*)::int FROM ${ident(via.joinTable)} AS ${ident(x)} WHERE ${column(x, 'target_id')} = ${id})`;
+    }
+    if (f.model.tree && via.target === f.model && via.name !== 'parent') {
+      // On a tree, rows attached to a descendant count too (a region's sites include its child regions'), as NetBox's cumulative counts.
+      return sql`(WITH RECURSIVE ${treeWalkSql('d', f.model.table, sql`"id" = ${id}`, 'down')} SELECT count(*)::int FROM "d" JOIN ${ident(of.table)} AS ${ident(x)} ON ${column(x, via.column!)} = "d"."id")`;
+    }
+    return sql`(SELECT count(*)::int FROM ${ident(of.table)} AS ${ident(x)} WHERE ${column(x, via.column!)} = ${id})`;
+  }
+
+  /** Networks of the same model inside this one's network (children) or around it (depth), among rows sharing the `same` fields. */
+  private netCount(f: ResolvedField, alias: string): Sql {
+    const { net, same, direction } = f.netCount!;
+    const o = this.alias();
+    const mine = column(alias, net.column!);
+    const theirs = column(o, net.column!);
+    const conditions = [direction === 'children' ? sql`${theirs} << ${mine}` : sql`${theirs} >> ${mine}`];
+    for (const s of same) conditions.push(sql`${column(o, s.column!)} IS NOT DISTINCT FROM ${column(alias, s.column!)}`);
+    return sql`(SELECT count(*)::int FROM ${ident(f.model.table)} AS ${ident(o)} WHERE ${and(conditions)})`;
+  }
+
+  /** Fixed column values (a definition's `where`), as conditions on the alias. */
+  private where(alias: string, where: Record<string, string | number | boolean>): Sql[] {
+    return Object.entries(where).map(([col, v]) => sql`${column(alias, col)} = ${v}`);
+  }
+
+  private related(f: ResolvedField, alias: string, depth: number): Sql {
+    const { model: of, via } = f.countOf!;
+    const { where, shows } = f.relatedRows ?? { where: {} };
+    const r = this.alias('x');
+    const conditions = [sql`${column(r, via.column!)} = ${column(alias, 'id')}`, ...this.where(r, where)];
+    const item = shows ? this.shown(of, r, shows, depth) : this.object(of, r, 'brief', { nested: true, depth });
+    const from = sql`FROM ${ident(of.table)} AS ${ident(r)} WHERE ${and(conditions)}`;
+    if (f.def.single) return sql`(SELECT ${item} ${from} ORDER BY ${column(r, 'id')} LIMIT 1)`;
+    return this.array(item, from, column(r, 'id'));
+  }
+
+  /** A related row as a `related` field's `shows` lists it: id, url, display, then those fields as in a brief form. */
+  private shown(model: ResolvedModel, alias: string, shows: ResolvedField[], depth: number): Sql {
+    const columns: Sql[] = [sql`${column(alias, 'id')} AS "id"`, sql`${this.url(model, alias)} AS "url"`, sql`${this.display(model, alias)} AS "display"`];
+    for (const f of shows) if (!f.def.secret) columns.push(sql`${this.value(f, alias, 'brief', depth)} AS ${ident(f.name)}`);
+    const r = this.alias('r');
+    return sql`(SELECT row_to_json(${ident(r)}) FROM (SELECT ${join(columns)}) AS ${ident(r)})`;
+  }
+
+  private children(f: ResolvedField, alias: string, depth: number): Sql {
+    const { model: child, via, generic, where } = f.children!;
+    const c = this.alias('c');
+    const item = sql`json_build_object('object_type', ${column(c, generic.typeColumn!)}, 'object_id', ${column(c, generic.idColumn!)}, 'object', ${this.genericObject(generic, column(c, generic.typeColumn!), column(c, generic.idColumn!), depth)})`;
+    const from = sql`FROM ${ident(child.table)} AS ${ident(c)} WHERE ${and([sql`${column(c, via.column!)} = ${column(alias, 'id')}`, ...this.where(c, where)])}`;
+    return this.array(item, from, column(c, 'id'));
+  }
+
+  /** The row of another model whose generic relation points at this object (the first, by id). */
+  private pointing(f: ResolvedField, alias: string, h: string): Sql {
+    const { model: holder, via } = f.reverse!;
+    return sql`FROM ${ident(holder.table)} AS ${ident(h)} WHERE ${column(h, via.typeColumn!)} = ${f.model.label}::text AND ${column(h, via.idColumn!)} = ${column(alias, 'id')}`;
+  }
+
+  private reverseGeneric(f: ResolvedField, alias: string, depth: number): Sql {
+    const h = this.alias('h');
+    const from = this.pointing(f, alias, h);
+    if (f.def.as === 'exists') return sql`EXISTS (SELECT 1 ${from})`;
+    const pick = f.reverse!.pick;
+    if (!pick) return sql`(SELECT ${column(h, 'id')} ${from} ORDER BY ${column(h, 'id')} LIMIT 1)`;
+    if (pick.kind === 'fk') return sql`(SELECT ${this.nestedById(pick.target!, column(h, pick.column!), depth)} ${from} ORDER BY ${column(h, 'id')} LIMIT 1)`;
+    const v = sql`(SELECT ${storedValue(pick, h)} ${from} ORDER BY ${column(h, 'id')} LIMIT 1)`;
+    return pick.nullable ? v : sql`coalesce(${v}, '')`;
+  }
+
+  /** The objects at the other end of this object's link (the interfaces across its cable). */
+  private linkPeers(f: ResolvedField, alias: string, depth: number): Sql {
+    const { model: holder, via, group, side } = f.reverse!;
+    const h = this.alias('h');
+    const p = this.alias('p');
+    const mine = this.pointing(f, alias, h);
+    const peersFrom = sql`FROM ${ident(holder.table)} AS ${ident(p)} WHERE ${column(p, group!.column!)} = ${column(h, group!.column!)} AND ${column(p, side!.column!)} IS DISTINCT FROM ${column(h, side!.column!)}`;
+    const peerObject = this.genericObject(via, column(p, via.typeColumn!), column(p, via.idColumn!), depth);
+    // This object's own row first (the one pointing at it), then its peers across the group.
+    const peers = sql`(SELECT ${this.array(peerObject, peersFrom, column(p, 'id'))} ${mine} ORDER BY ${column(h, 'id')} LIMIT 1)`;
+    const linked = sql`EXISTS (SELECT 1 ${mine})`;
+    const anyPeer = sql`EXISTS (SELECT 1 ${mine} AND EXISTS (SELECT 1 ${peersFrom}))`;
+    switch (f.def.as) {
+      case 'type':
+        return sql`(SELECT (SELECT ${column(p, via.typeColumn!)} ${peersFrom} ORDER BY ${column(p, 'id')} LIMIT 1) ${mine} ORDER BY ${column(h, 'id')} LIMIT 1)`;
+      case 'reachable':
+        return sql`CASE WHEN ${anyPeer} THEN TRUE END`;
+      case 'endpoints':
+        return sql`CASE WHEN ${linked} THEN ${peers} END`;
+      case 'status':
+        return sql`CASE WHEN ${linked} THEN json_build_object('value', ${anyPeer}, 'label', CASE WHEN ${anyPeer} THEN 'Connected' ELSE 'Not Connected' END) END`;
+      default:
+        return sql`coalesce(${peers}, '[]'::json)`;
+    }
+  }
+}

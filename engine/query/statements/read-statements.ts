@@ -1,0 +1,54 @@
+import type { OrderTerm, Registry, ResolvedModel } from '../../definitions/registry-types';
+import { and, column, ident, join, sql, type Sql } from '../../sql/fragment';
+import { JsonCompiler, type Form, type JsonOptions } from '../json/object-json';
+import { orderPlan } from './order-by';
+
+export interface ListRead {
+  model: ResolvedModel;
+  /** Conditions on the table aliased "t": permission scope, filters. */
+  conditions: Sql[];
+  ordering: readonly OrderTerm[];
+  /** null: every matching row. */
+  limit: number | null;
+  offset: number;
+  form: Form;
+  omit: ReadonlySet<string>;
+  json: JsonOptions;
+}
+
+/**
+ * A list page as one statement: the page's rows, numbered in their order; the count (the page's own
+ * size when it is the first page and not full, else a count of every matching row — an InitPlan, run
+ * only when needed); and the page's representations as one JSON array, text ready to send.
+ * Columns: "count" (int), "results" (text).
+ */
+export function listStatement(registry: Registry, q: ListRead): Sql {
+  const model = q.model;
+  const where = and(q.conditions);
+  const order = orderPlan(model, q.ordering);
+  const orderBy = join(order.terms);
+  const limit = q.limit === null ? sql`` : sql` LIMIT ${q.limit}`;
+  const offset = q.offset ? sql` OFFSET ${q.offset}` : sql``;
+  const page = sql`SELECT "t".*, row_number() OVER (ORDER BY ${orderBy}) AS "__n" FROM ${ident(model.table)} AS "t" ${join(order.joins, ' ')} WHERE ${where} ORDER BY ${orderBy}${limit}${offset}`;
+  const all = sql`(SELECT count(*)::int FROM ${ident(model.table)} AS "t" WHERE ${where})`;
+  const pageSize = sql`(SELECT count(*)::int FROM "page")`;
+  const count = q.limit === null ? pageSize : sql`CASE WHEN ${q.offset}::bigint = 0 AND ${pageSize} < ${q.limit}::bigint THEN ${pageSize} ELSE ${all} END`;
+  const object = new JsonCompiler(registry, q.json).object(model, 't', q.form, { nested: false, omit: q.omit });
+  return sql`WITH "page" AS (${page})
+    SELECT ${count} AS "count", coalesce((SELECT array_to_json(array_agg(${object} ORDER BY ${column('t', '__n')})) FROM "page" AS "t"), '[]'::json)::text AS "results"`;
+}
+
+export interface ObjectsRead {
+  model: ResolvedModel;
+  /** Conditions on the table aliased "t" (an id, the permission scope). */
+  conditions: Sql[];
+  form: Form;
+  omit: ReadonlySet<string>;
+  json: JsonOptions;
+}
+
+/** The representation of each matching row, as JSON text, with its id. Columns: "id", "body" (text). */
+export function objectsStatement(registry: Registry, q: ObjectsRead): Sql {
+  const object = new JsonCompiler(registry, q.json).object(q.model, 't', q.form, { nested: false, omit: q.omit });
+  return sql`SELECT ${column('t', 'id')} AS "id", (${object})::text AS "body" FROM ${ident(q.model.table)} AS "t" WHERE ${and(q.conditions)}`;
+}
