@@ -52,6 +52,10 @@ export async function connectDatabase(opts: DatabaseOptions): Promise<Database> 
       connection: {
         connectionString: opts.url,
         application_name: 'patchbay',
+        // A read is one statement whose many correlated sub-selects make the planner's cost estimates large,
+        // which would have PostgreSQL JIT-compile it: seconds of compiling for milliseconds of work. Set at
+        // connection start-up, so it costs no round trip.
+        options: '-c jit=off',
         ...(limits ? { statement_timeout: limits.statementTimeoutMs, connectionTimeoutMillis: limits.connectTimeoutMs } : {}),
       },
       pool: { min: 0, max: opts.poolMax ?? 10 },

@@ -2,6 +2,7 @@ import type {
   ColumnSpec,
   ForeignKeySpec,
   IndexSpec,
+  RoutineSpec,
   StorageSnapshot,
   TableSpec,
   UniqueSpec,
@@ -22,7 +23,12 @@ export type SchemaChange =
   | { kind: 'add_foreign_key'; table: string; name: string; spec: ForeignKeySpec }
   | { kind: 'drop_foreign_key'; table: string; name: string; spec: ForeignKeySpec }
   | { kind: 'add_index'; table: string; name: string; spec: IndexSpec }
-  | { kind: 'drop_index'; table: string; name: string; spec: IndexSpec };
+  | { kind: 'drop_index'; table: string; name: string; spec: IndexSpec }
+  | { kind: 'create_routine'; name: string; spec: RoutineSpec }
+  | { kind: 'drop_routine'; name: string; spec: RoutineSpec };
+
+/** The changes that touch a table (every kind but routines). */
+export type TableChange = Exclude<SchemaChange, { kind: 'create_routine' | 'drop_routine' }>;
 
 /** A column whose type, nullability, default or identity changed (any of them, one or several). */
 export interface AlterColumn {
@@ -70,11 +76,14 @@ export function diffSnapshots(prev: StorageSnapshot, next: StorageSnapshot): Sch
     }
   }
 
+  const routines = compareRoutines(prev.routines ?? {}, next.routines ?? {});
   const changes: SchemaChange[] = [];
+  // Routines do not depend on tables, and no column default or index uses them, so they can go first and come last.
+  for (const name of routines.removed) changes.push({ kind: 'drop_routine', name, spec: prev.routines![name]! });
   for (const fk of sortNamed(fks.removed)) changes.push({ kind: 'drop_foreign_key', ...fk });
-  const droppedConstraints: SchemaChange[] = [
-    ...uniques.removed.map((u): SchemaChange => ({ kind: 'drop_unique', ...u })),
-    ...indexes.removed.map((i): SchemaChange => ({ kind: 'drop_index', ...i })),
+  const droppedConstraints: TableChange[] = [
+    ...uniques.removed.map((u): TableChange => ({ kind: 'drop_unique', ...u })),
+    ...indexes.removed.map((i): TableChange => ({ kind: 'drop_index', ...i })),
   ];
   changes.push(...droppedConstraints.sort(byTableThenName));
   for (const t of kept) {
@@ -96,7 +105,19 @@ export function diffSnapshots(prev: StorageSnapshot, next: StorageSnapshot): Sch
   for (const u of sortNamed(uniques.added)) changes.push({ kind: 'add_unique', ...u });
   for (const i of sortNamed(indexes.added)) changes.push({ kind: 'add_index', ...i });
   for (const fk of sortNamed(fks.added)) changes.push({ kind: 'add_foreign_key', ...fk });
+  for (const name of routines.added) changes.push({ kind: 'create_routine', name, spec: next.routines![name]! });
   return changes;
+}
+
+/** Routine names to drop and to create, sorted; a changed routine is in both. */
+function compareRoutines(
+  prev: Record<string, RoutineSpec>,
+  next: Record<string, RoutineSpec>,
+): { removed: string[]; added: string[] } {
+  const same = (a: RoutineSpec, b: RoutineSpec): boolean => sameList(a.create, b.create) && sameList(a.drop, b.drop);
+  const removed = sortedKeys(prev).filter((n) => !next[n] || !same(prev[n]!, next[n]!));
+  const added = sortedKeys(next).filter((n) => !prev[n] || !same(prev[n]!, next[n]!));
+  return { removed, added };
 }
 
 function columnChanges(table: string, prev: TableSpec, next: TableSpec): SchemaChange[] {
@@ -192,7 +213,7 @@ function sortedKeys(o: object): string[] {
   return Object.keys(o).sort(compareStrings);
 }
 
-function byTableThenName(a: SchemaChange, b: SchemaChange): number {
+function byTableThenName(a: TableChange, b: TableChange): number {
   const an = 'name' in a ? a.name : '';
   const bn = 'name' in b ? b.name : '';
   return compareStrings(a.table, b.table) || compareStrings(an, bn);

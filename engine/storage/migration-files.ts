@@ -126,7 +126,7 @@ export function makeMigrationName(changes: readonly SchemaChange[], isFirst: boo
       touchedColumns.add(`${c.table}.${c.column}`);
     }
   }
-  const added = new Set(changes.filter((c) => c.kind.startsWith('add_')).map(constraintKey));
+  const added = new Set(changes.filter((c) => /^(add|create)_/.test(c.kind)).map(constraintKey));
   const dropped = new Set(changes.filter((c) => c.kind.startsWith('drop_')).map(constraintKey));
   // Tables and columns are what a person asked for; a constraint on its own comes after them.
   const parts: string[] = [];
@@ -148,6 +148,12 @@ export function makeMigrationName(changes: readonly SchemaChange[], isFirst: boo
       case 'alter_column':
         parts.push(`alter_${c.table}_${c.column}`);
         break;
+      case 'create_routine':
+        parts.push(`${added.has(`routine.${c.name}`) && dropped.has(`routine.${c.name}`) ? 'alter' : 'create'}_${c.name}`);
+        break;
+      case 'drop_routine':
+        if (!added.has(`routine.${c.name}`)) parts.push(`remove_${c.name}`);
+        break;
       default: {
         if (wholeTables.has(c.table)) break;
         if (c.spec.columns.every((col) => touchedColumns.has(`${c.table}.${col}`))) break;
@@ -164,5 +170,6 @@ export function makeMigrationName(changes: readonly SchemaChange[], isFirst: boo
 }
 
 function constraintKey(c: SchemaChange): string {
+  if (c.kind === 'create_routine' || c.kind === 'drop_routine') return `routine.${c.name}`;
   return 'name' in c ? `${c.table}.${c.name}` : '';
 }

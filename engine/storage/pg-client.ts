@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import type pg from 'pg';
 import { currentRequestScope } from './request-scope';
@@ -12,6 +13,7 @@ interface PooledClient extends pg.Client {
 interface QueryObject {
   sql: string;
   bindings?: readonly unknown[];
+  options?: { prepared?: boolean; name?: string };
 }
 
 /** The part of knex's PostgreSQL client (knex/lib/dialects/postgres, shipped without types) extended here. */
@@ -44,6 +46,19 @@ export interface PgClientOptions {
 interface ConnectionState {
   running: boolean;
   release?: () => void;
+  /** Names of the statements prepared on this connection. */
+  prepared: Set<string>;
+}
+
+/**
+ * How many statements one connection keeps prepared. The shapes of reads are many (each combination of
+ * filters is its own text); past this the connection is retired, which frees its plans on the server.
+ */
+const MAX_PREPARED_PER_CONNECTION = 500;
+
+/** The name a statement is prepared under: the same text always gets the same name. */
+function preparedName(text: string): string {
+  return `pb_${createHash('sha1').update(text).digest('hex')}`;
 }
 
 /**
@@ -59,7 +74,7 @@ export function pgClientClass(options: PgClientOptions): typeof Knex.Client {
   const state = new WeakMap<PooledClient, ConnectionState>();
   const stateOf = (c: PooledClient) => {
     let s = state.get(c);
-    if (!s) state.set(c, (s = { running: false }));
+    if (!s) state.set(c, (s = { running: false, prepared: new Set() }));
     return s;
   };
 
@@ -96,6 +111,7 @@ export function pgClientClass(options: PgClientOptions): typeof Knex.Client {
           void connection.end().catch(() => undefined);
         }, options.queryTimeoutMs)
         : undefined;
+      if (obj.options?.prepared) obj = this.prepare(connection, s, obj);
       s.running = true;
       try {
         return await super._query(connection, obj);
@@ -108,6 +124,21 @@ export function pgClientClass(options: PgClientOptions): typeof Knex.Client {
         s.running = false;
         clearTimeout(timer);
       }
+    }
+
+    /**
+     * A statement the caller marked `prepared` gets a name, so pg prepares it once per connection and
+     * PostgreSQL can reuse its plan: a read's statement is large, and planning it again on every request
+     * would cost more than running it.
+     */
+    private prepare(connection: PooledClient, s: ConnectionState, obj: QueryObject): QueryObject {
+      const { prepared: _, ...rest } = obj.options ?? {};
+      const name = preparedName(obj.sql);
+      if (!s.prepared.has(name)) {
+        s.prepared.add(name);
+        if (s.prepared.size >= MAX_PREPARED_PER_CONNECTION) connection.__knex__disposed = 'too many prepared statements';
+      }
+      return { ...obj, options: { ...rest, name } };
     }
 
     /** The request holding this connection lost its client: retire the connection, cancel what it runs. */

@@ -43,6 +43,10 @@ function renderChange(c: SchemaChange): string[] {
       return [`CREATE ${c.spec.unique ? 'UNIQUE ' : ''}INDEX ${q(c.name)} ON ${q(c.table)} ${indexClause(c.spec)}`];
     case 'drop_index':
       return [`DROP INDEX ${q(c.name)}`];
+    case 'create_routine':
+      return c.spec.create;
+    case 'drop_routine':
+      return c.spec.drop;
   }
 }
 
@@ -154,6 +158,10 @@ function describe(c: SchemaChange): string {
     }
     case 'drop_index':
       return `drop index ${c.name} on ${c.table}`;
+    case 'create_routine':
+      return `create routine ${c.name}`;
+    case 'drop_routine':
+      return `drop routine ${c.name}`;
   }
 }
 

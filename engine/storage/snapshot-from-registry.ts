@@ -3,6 +3,7 @@ import type { StorageSnapshot, TableSpec, OnDeleteSql } from './snapshot-types';
 import { sqlDefaultOf, sqlTypeOf } from './column-types';
 import { sqlName } from './identifiers';
 import { storedColumns } from '../definitions/resolve-registry';
+import { engineRoutines } from './routines';
 
 const ON_DELETE: Record<string, OnDeleteSql> = { protect: 'RESTRICT', cascade: 'CASCADE', set_null: 'SET NULL' };
 
@@ -18,7 +19,8 @@ export function snapshotFromRegistry(registry: Registry): StorageSnapshot {
       }
     }
   }
-  return { version: 1, tables: Object.fromEntries(Object.entries(tables).sort(([a], [b]) => a.localeCompare(b))) };
+  const sorted = Object.fromEntries(Object.entries(tables).sort(([a], [b]) => a.localeCompare(b)));
+  return { version: 1, tables: sorted, routines: engineRoutines() };
 }
 
 function modelTable(model: ResolvedModel): TableSpec {

@@ -7,6 +7,19 @@ export interface StorageSnapshot {
   version: 1;
   /** Tables by name, in dependency-free order (foreign keys are added after all tables exist). */
   tables: Record<string, TableSpec>;
+  /** SQL functions the engine's statements call, by name. Absent in snapshots written before the engine had any. */
+  routines?: Record<string, RoutineSpec>;
+}
+
+/**
+ * A routine the engine ships in a migration (engine/storage/routines.ts), so PostgreSQL can do what plain
+ * SQL cannot say in one expression. A changed routine is dropped and created again.
+ */
+export interface RoutineSpec {
+  /** CREATE statements, in the order they must run (a function before the aggregate built on it). */
+  create: string[];
+  /** DROP statements that remove everything `create` made, in the order they must run. */
+  drop: string[];
 }
 
 export interface TableSpec {

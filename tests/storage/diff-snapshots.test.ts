@@ -19,7 +19,9 @@ function copy(s: StorageSnapshot): StorageSnapshot {
   return JSON.parse(JSON.stringify(s)) as StorageSnapshot;
 }
 
-const kinds = (changes: SchemaChange[]): string[] => changes.map((c) => `${c.kind} ${c.table}${'name' in c ? '.' + c.name : ''}`);
+const kinds = (changes: SchemaChange[]): string[] => changes.map((c) =>
+    'table' in c ? `${c.kind} ${c.table}${'name' in c ? '.' + c.name : ''}` : `${c.kind} ${c.name}`,
+  );
 
 const site = (): StorageSnapshot =>
   snap({
@@ -286,5 +288,40 @@ describe('diffSnapshots', () => {
       onDelete: 'SET NULL',
     };
     expect(makeMigrationName(diffSnapshots(site(), more), false)).toBe('create_tenancy_tenant_and_add_dcim_site_tenant_id');
+  });
+});
+
+describe('routines', () => {
+  const fn = (body: string): NonNullable<StorageSnapshot['routines']>[string] => ({
+    create: [`CREATE FUNCTION f(x int) RETURNS int LANGUAGE sql AS $$ SELECT ${body} $$`],
+    drop: ['DROP FUNCTION f(int)'],
+  });
+  const withRoutine = (body: string | null): StorageSnapshot => {
+    const s = site();
+    if (body !== null) s.routines = { f: fn(body) };
+    return s;
+  };
+
+  test('a new routine is created after every table change, and named in the migration', () => {
+    const changes = diffSnapshots(withRoutine(null), withRoutine('x + 1'));
+    expect(kinds(changes)).toEqual(['create_routine f']);
+    expect(renderChanges(changes)).toBe('CREATE FUNCTION f(x int) RETURNS int LANGUAGE sql AS $$ SELECT x + 1 $$;\n');
+    expect(describeChange(changes[0]!)).toBe('create routine f');
+    expect(makeMigrationName(changes, false)).toBe('create_f');
+  });
+
+  test('a changed routine is dropped first and created again last; an unchanged one is left alone', () => {
+    expect(diffSnapshots(withRoutine('x + 1'), withRoutine('x + 1'))).toEqual([]);
+    const more = withRoutine('x + 2');
+    more.tables.dcim_site!.columns.facility = { type: 'varchar(50)', nullable: false, default: "''" };
+    const changes = diffSnapshots(withRoutine('x + 1'), more);
+    expect(kinds(changes)).toEqual(['drop_routine f', 'add_column dcim_site', 'create_routine f']);
+    expect(makeMigrationName(changes, false)).toBe('add_dcim_site_facility_and_alter_f');
+  });
+
+  test('a routine gone from the definitions is dropped; a snapshot from before routines has none', () => {
+    const changes = diffSnapshots(withRoutine('x + 1'), withRoutine(null));
+    expect(renderChanges(changes)).toBe('DROP FUNCTION f(int);\n');
+    expect(makeMigrationName(changes, false)).toBe('remove_f');
   });
 });

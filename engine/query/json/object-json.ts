@@ -8,7 +8,6 @@ import type { Form } from '../../serialization/forms';
 
 export type { Form };
 
-
 /** What a compiled representation depends on besides the definitions: the request's origin and whether secrets show. */
 export interface JsonOptions {
   /** The scheme and host URLs start with, bound as a value. */
@@ -42,9 +41,16 @@ export class JsonCompiler {
   /** The JSON of the row aliased `alias` of `model`, in `form`; `nested`: inside another object's representation. */
   object(model: ResolvedModel, alias: string, form: Form, opts: { nested: boolean; omit?: ReadonlySet<string>; depth?: number }): Sql {
     const depth = opts.depth ?? 0;
-    const columns = this.columns(model, alias, form, opts.nested, opts.omit ?? new Set(), depth);
+    return this.record(this.columns(model, alias, form, opts.nested, opts.omit ?? new Set(), depth));
+  }
+
+  /**
+   * A JSON object of these names and values, in order. row_to_json writes compact JSON, as the API answers;
+   * json_build_object would put spaces around every colon.
+   */
+  record(entries: ReadonlyArray<readonly [string, Sql]>): Sql {
     const r = this.alias('r');
-    return sql`(SELECT row_to_json(${ident(r)}) FROM (SELECT ${join(columns.map(([name, value]) => sql`${value} AS ${ident(name)}`))}) AS ${ident(r)})`;
+    return sql`(SELECT row_to_json(${ident(r)}) FROM (SELECT ${join(entries.map(([name, value]) => sql`${value} AS ${ident(name)}`))}) AS ${ident(r)})`;
   }
 
   /** The JSON of the `model` row whose id is the value of `idExpr` (NULL when there is none), in its brief form. */
@@ -199,7 +205,8 @@ export class JsonCompiler {
     const blank = set.numeric ? sql`${v}` : sql`NULLIF(${v}, '')`;
     if (form === 'brief' || f.def.plain) return blank;
     const labels = Object.fromEntries(set.entries.map((e) => [String(e.value), e.label]));
-    return sql`CASE WHEN ${blank} IS NULL THEN NULL ELSE json_build_object('value', ${v}, 'label', coalesce(${JSON.stringify(labels)}::jsonb ->> (${v})::text, (${v})::text)) END`;
+    const label = sql`coalesce(${JSON.stringify(labels)}::jsonb ->> (${v})::text, (${v})::text)`;
+    return sql`CASE WHEN ${blank} IS NULL THEN NULL ELSE ${this.record([['value', v], ['label', label]])} END`;
   }
 
   private computed(f: ResolvedField, alias: string, form: Form): Sql {
@@ -303,16 +310,19 @@ export class JsonCompiler {
 
   /** A related row as a `related` field's `shows` lists it: id, url, display, then those fields as in a brief form. */
   private shown(model: ResolvedModel, alias: string, shows: ResolvedField[], depth: number): Sql {
-    const columns: Sql[] = [sql`${column(alias, 'id')} AS "id"`, sql`${this.url(model, alias)} AS "url"`, sql`${this.display(model, alias)} AS "display"`];
-    for (const f of shows) if (!f.def.secret) columns.push(sql`${this.value(f, alias, 'brief', depth)} AS ${ident(f.name)}`);
-    const r = this.alias('r');
-    return sql`(SELECT row_to_json(${ident(r)}) FROM (SELECT ${join(columns)}) AS ${ident(r)})`;
+    const entries: Array<[string, Sql]> = [['id', column(alias, 'id')], ['url', this.url(model, alias)], ['display', this.display(model, alias)]];
+    for (const f of shows) if (!f.def.secret) entries.push([f.name, this.value(f, alias, 'brief', depth)]);
+    return this.record(entries);
   }
 
   private children(f: ResolvedField, alias: string, depth: number): Sql {
     const { model: child, via, generic, where } = f.children!;
     const c = this.alias('c');
-    const item = sql`json_build_object('object_type', ${column(c, generic.typeColumn!)}, 'object_id', ${column(c, generic.idColumn!)}, 'object', ${this.genericObject(generic, column(c, generic.typeColumn!), column(c, generic.idColumn!), depth)})`;
+    const item = this.record([
+      ['object_type', column(c, generic.typeColumn!)],
+      ['object_id', column(c, generic.idColumn!)],
+      ['object', this.genericObject(generic, column(c, generic.typeColumn!), column(c, generic.idColumn!), depth)],
+    ]);
     const from = sql`FROM ${ident(child.table)} AS ${ident(c)} WHERE ${and([sql`${column(c, via.column!)} = ${column(alias, 'id')}`, ...this.where(c, where)])}`;
     return this.array(item, from, column(c, 'id'));
   }
@@ -354,7 +364,7 @@ export class JsonCompiler {
       case 'endpoints':
         return sql`CASE WHEN ${linked} THEN ${peers} END`;
       case 'status':
-        return sql`CASE WHEN ${linked} THEN json_build_object('value', ${anyPeer}, 'label', CASE WHEN ${anyPeer} THEN 'Connected' ELSE 'Not Connected' END) END`;
+        return sql`CASE WHEN ${linked} THEN ${this.record([['value', anyPeer], ['label', sql`CASE WHEN ${anyPeer} THEN 'Connected' ELSE 'Not Connected' END`]])} END`;
       default:
         return sql`coalesce(${peers}, '[]'::json)`;
     }
