@@ -10,7 +10,7 @@ async function main() {
   const json = { origin: 'http://x', revealSecrets: false };
   const st = process.argv[3] === 'detail'
     ? objectsStatement(registry, { model: m, conditions: [sql`"t"."id" = ${Number(process.argv[4])}`], form: 'full', omit: new Set(), json })
-    : listStatement(registry, { model: m, conditions: [process.env.WHERE ? Sql.fromPlaceholders(process.env.WHERE, []) : sql`TRUE`], ordering: m.ordering, limit: Number(process.argv[4] ?? 50), offset: 0, form: (process.env.FORM as 'brief') ?? 'full', omit: new Set(), json });
+    : listStatement(registry, { model: m, conditions: [process.env.WHERE ? Sql.fromPlaceholders(process.env.WHERE, []) : sql`TRUE`], ordering: m.ordering, limit: Number(process.argv[4] ?? 50), offset: 0, form: (process.env.FORM as 'brief') ?? 'full', omit: new Set((process.env.OMIT ?? '').split(',').filter(Boolean)), json });
   const { sql: text, bindings } = st.toKnex();
   let i = 0;
   const pgText = text.replace(/\?/g, () => `$${++i}`);

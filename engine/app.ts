@@ -6,6 +6,8 @@ import { sendJson } from './routes/respond';
 import { apiRoot, appRoot, status, API_VERSION_HEADER } from './routes/api-root';
 import { handleDetail, handleList } from './routes/model-routes';
 import { authenticate, type Principal } from './auth/authenticate';
+import { CredentialCache, StaleCredentials } from './auth/credential-cache';
+import type { ResolvedModel } from './definitions/registry-types';
 import { loadGrants, scopeFor, type Grant } from './auth/permissions';
 import { listAction } from './routes/list-actions';
 import { accountPages } from './ui/account-pages';
@@ -26,7 +28,8 @@ function originOf(ctx: ApiContext, req: Request): string {
 }
 
 /** The HTTP application: every route derived from the registry; no route written for a particular model. */
-export function createApp(ctx: ApiContext): express.Express {
+export function createApp(given: ApiContext): express.Express {
+  const ctx: ApiContext = { ...given, credentials: given.credentials ?? new CredentialCache() };
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -87,8 +90,25 @@ async function handleApi(ctx: ApiContext, req: Request, res: Response): Promise<
   if (!model || parts.length > 3) throw notFound();
 
   const known = knownPrincipal(res);
-  const principal = known === undefined ? await authenticate(ctx, req) : known;
-  const call = callContext(ctx, principal, origin, query, String(res.locals.requestId));
+  // A GET of a list or an object is one statement, which checks that cached credentials are still current.
+  const isRead = req.method === 'GET' && (parts.length === 2 || /^\d{1,15}$/.test(parts[2]!));
+  const principal = known === undefined ? await authenticate(ctx, req, isRead ? ctx.credentials : undefined) : known;
+  if (isRead && principal?.authVersion !== undefined) {
+    try {
+      return await routeToModel(req, res, model, parts, callContext(ctx, principal, origin, query, String(res.locals.requestId)), fullUrl);
+    } catch (e) {
+      if (!(e instanceof StaleCredentials)) throw e;
+      // Users, tokens or permissions changed since the cache was filled: look again, and answer with that.
+      ctx.credentials?.clear();
+      const fresh = await authenticate(ctx, req);
+      return routeToModel(req, res, model, parts, callContext(ctx, fresh, origin, query, String(res.locals.requestId)), fullUrl);
+    }
+  }
+  return routeToModel(req, res, model, parts, callContext(ctx, principal, origin, query, String(res.locals.requestId)), fullUrl);
+}
+
+/** A model's list, one of its list actions, or one of its objects. */
+async function routeToModel(req: Request, res: Response, model: ResolvedModel, parts: string[], call: CallContext, fullUrl: string): Promise<void> {
   if (parts.length === 2) return handleList(call, req, res, model, fullUrl);
   const idText = parts[2]!;
   const actionName = model.def.list_actions?.[idText];
@@ -120,7 +140,18 @@ async function sendStatus(ctx: ApiContext, req: Request, res: Response): Promise
 /** Per-request context: the caller, and their permissions loaded at most once, on first need. */
 function callContext(ctx: ApiContext, principal: Principal | null, origin: string, query: URLSearchParams, requestId: string): CallContext {
   let grants: Promise<Grant[]> | undefined;
-  const loadOnce = () => (grants ??= principal ? loadGrants(ctx.knex, ctx.registry, principal.userId) : Promise.resolve([]));
+  const load = async (): Promise<Grant[]> => {
+    if (!principal) return [];
+    const version = principal.authVersion;
+    const cached = version === undefined ? undefined : ctx.credentials?.grants(principal.userId, version);
+    if (cached) return cached;
+    const loaded = await loadGrants(ctx.knex, ctx.registry, principal.userId);
+    // Kept under the version the principal was read with: if permissions changed in between, the read's
+    // check of that version fails and everything is looked up again.
+    if (version !== undefined) ctx.credentials?.setGrants(principal.userId, version, loaded);
+    return loaded;
+  };
+  const loadOnce = () => (grants ??= load());
   return {
     ...ctx,
     principal,

@@ -7,6 +7,9 @@ import type { Clock } from './clock';
 import { authTables } from './auth-tables';
 import { clientAddress, inNetworks } from './client-address';
 import { sessionPrincipal } from './sessions';
+import type { CredentialCache } from './credential-cache';
+import { AUTH_VERSION_TABLE } from '../storage/routines';
+import { quoteIdent } from '../storage/identifiers';
 
 /** Who is asking: a user known through a token or a browser session, or nobody. */
 export interface Principal {
@@ -18,11 +21,18 @@ export interface Principal {
   writeEnabled: boolean;
   /** A session's CSRF token: unsafe requests authenticated by cookie must echo it. */
   csrfToken?: string;
+  /**
+   * Set when the credentials may come from the process's cache: the auth version they were read under,
+   * which the request's read statement checks is still current (engine/auth/credential-cache.ts).
+   */
+  authVersion?: number;
 }
 
 interface TokenRow {
   id: number;
   expired: boolean;
+  expires_ms: number | null;
+  auth_version: number | null;
   write_enabled: boolean;
   allowed_ips: string[] | null;
   stale: boolean;
@@ -62,21 +72,32 @@ export interface AuthDeps {
 
 /**
  * Reads `Authorization: Token <key>` (or, without one, the session cookie). No credentials means
- * anonymous; bad credentials are refused with NetBox's words.
+ * anonymous; bad credentials are refused with NetBox's words. With a cache (reads only), a token seen
+ * before costs no query: its expiry and allowed networks are checked here, and the rest by the read's
+ * own statement, which checks the auth version the principal carries.
  */
-export async function authenticate(deps: AuthDeps, req: Request): Promise<Principal | null> {
+export async function authenticate(deps: AuthDeps, req: Request, cache?: CredentialCache): Promise<Principal | null> {
   const header = req.headers.authorization;
   if (!header) return sessionPrincipal(deps, req);
   const m = TOKEN_HEADER.exec(header);
   if (!m) throw new HttpError(403, { detail: 'Invalid token header. No credentials provided.' });
   const key = m[1]!;
   if (!/^[0-9a-fA-F]{40}$/.test(key)) throw new HttpError(403, { detail: 'Invalid token' });
+  const cached = cache?.get(key);
+  if (cached) {
+    if (cached.expiresAtMs !== null && cached.expiresAtMs <= deps.clock.now().getTime()) throw new HttpError(403, { detail: 'Token expired' });
+    checkSource(deps, req, cached.allowedIps);
+    await recordUse(deps, cached.tokenId, true);
+    return { ...cached.principal, authVersion: cached.version };
+  }
   const { users, tokens } = authTables(deps.registry);
   const now = deps.clock.now().toISOString();
   const result = await deps.knex.raw(
-    `SELECT t."id", (t."expires" IS NOT NULL AND t."expires" <= ?::timestamptz) AS "expired", t."write_enabled", t."allowed_ips"::text[] AS "allowed_ips",
+    `SELECT t."id", (t."expires" IS NOT NULL AND t."expires" <= ?::timestamptz) AS "expired", extract(epoch FROM t."expires") * 1000 AS "expires_ms",
+            t."write_enabled", t."allowed_ips"::text[] AS "allowed_ips",
             (t."last_used" IS NULL OR t."last_used" < ?::timestamptz - interval '${LAST_USED_INTERVAL_SECONDS} seconds') AS "stale",
-            u."id" AS "user_id", u."username", u."is_active", u."is_superuser"
+            u."id" AS "user_id", u."username", u."is_active", u."is_superuser",
+            (SELECT "version" FROM ${quoteIdent(AUTH_VERSION_TABLE)}) AS "auth_version"
        FROM ${tokens} t JOIN ${users} u ON u."id" = t."user_id"
       WHERE t."key" = ?`,
     [now, now, key],
@@ -85,25 +106,45 @@ export async function authenticate(deps: AuthDeps, req: Request): Promise<Princi
   if (!row) throw new HttpError(403, { detail: 'Invalid token' });
   if (!row.is_active) throw new HttpError(403, { detail: 'User inactive or deleted.' });
   if (row.expired) throw new HttpError(403, { detail: 'Token expired' });
-  if (row.allowed_ips && row.allowed_ips.length) {
-    const addr = clientAddress(req, deps.config.trustedProxies);
-    if (!addr || !inNetworks(addr, row.allowed_ips)) {
-      throw new HttpError(403, { detail: `Source IP ${addr?.toString() ?? 'unknown'} is not permitted to authenticate using this token.` });
-    }
-  }
-  if (row.stale && !deps.config.maintenanceMode && claimUse(deps.knex, row.id, deps.clock.now().getTime())) {
-    // The condition is repeated in the UPDATE so concurrent requests record one use, not one each.
-    await deps.knex.raw(
-      `UPDATE ${tokens} SET "last_used" = ?::timestamptz, "last_updated" = ?::timestamptz
-        WHERE "id" = ? AND ("last_used" IS NULL OR "last_used" < ?::timestamptz - interval '${LAST_USED_INTERVAL_SECONDS} seconds')`,
-      [now, now, row.id, now],
-    );
-  }
-  return {
+  checkSource(deps, req, row.allowed_ips);
+  await recordUse(deps, row.id, row.stale);
+  const principal: Principal = {
     userId: row.user_id,
     username: row.username,
     isSuperuser: row.is_superuser,
     tokenId: row.id,
     writeEnabled: row.write_enabled,
   };
+  if (!cache || row.auth_version === null) return principal;
+  const version = Number(row.auth_version);
+  cache.set(key, { tokenId: row.id, principal, version, expiresAtMs: row.expires_ms === null ? null : Number(row.expires_ms), allowedIps: row.allowed_ips });
+  return { ...principal, authVersion: version };
+}
+
+/** A token limited to some networks is refused from any other (NetBox's allowed_ips). */
+function checkSource(deps: AuthDeps, req: Request, allowedIps: string[] | null): void {
+  if (!allowedIps || !allowedIps.length) return;
+  const addr = clientAddress(req, deps.config.trustedProxies);
+  if (!addr || !inNetworks(addr, allowedIps)) {
+    throw new HttpError(403, { detail: `Source IP ${addr?.toString() ?? 'unknown'} is not permitted to authenticate using this token.` });
+  }
+}
+
+/**
+ * Records the token's use, at most once a minute (NetBox's last_used). `mayBeDue`: false when the lookup saw
+ * a record younger than a minute; a cached token cannot tell, and the process's memory of what it recorded
+ * decides.
+ */
+async function recordUse(deps: AuthDeps, tokenId: number, mayBeDue: boolean): Promise<void> {
+  if (deps.config.maintenanceMode || !mayBeDue) return;
+  const nowMs = deps.clock.now().getTime();
+  if (!claimUse(deps.knex, tokenId, nowMs)) return;
+  const { tokens } = authTables(deps.registry);
+  const now = new Date(nowMs).toISOString();
+  // The condition is repeated in the UPDATE so concurrent requests (and instances) record one use, not one each.
+  await deps.knex.raw(
+    `UPDATE ${tokens} SET "last_used" = ?::timestamptz, "last_updated" = ?::timestamptz
+      WHERE "id" = ? AND ("last_used" IS NULL OR "last_used" < ?::timestamptz - interval '${LAST_USED_INTERVAL_SECONDS} seconds')`,
+    [now, now, tokenId, now],
+  );
 }

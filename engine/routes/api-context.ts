@@ -3,6 +3,7 @@ import type { Registry } from '../definitions/registry-types';
 import type { Config } from '../config';
 import type { Principal } from '../auth/authenticate';
 import type { Clock } from '../auth/clock';
+import type { CredentialCache } from '../auth/credential-cache';
 import type { Action, Scope } from '../auth/permissions';
 import type { ResolvedModel } from '../definitions/registry-types';
 
@@ -14,6 +15,8 @@ export interface ApiContext {
   version: string;
   clock: Clock;
   embedded?: boolean;
+  /** Tokens this process has looked up, for reads (createApp makes one when none is given). */
+  credentials?: CredentialCache;
 }
 
 export interface CallContext extends ApiContext {

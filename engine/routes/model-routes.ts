@@ -3,6 +3,7 @@ import type { ResolvedModel } from '../definitions/registry-types';
 import type { CallContext } from './api-context';
 import { HttpError, methodNotAllowed, notAuthenticated, permissionDenied } from './http-error';
 import { getObject, listObjects } from './read-handlers';
+import { authVersionIsCurrent, StaleCredentials } from '../auth/credential-cache';
 import { bulkDeleteIds, bulkUpdate, createObjects, deleteByIds, updateObject, type WriteScopes } from './write-handlers';
 import { parseJsonBody } from './json-body';
 import { sendJson, sendJsonText } from './respond';
@@ -19,6 +20,9 @@ const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
 async function allowedScope(ctx: CallContext, model: ResolvedModel, action: Action): Promise<Condition[]> {
   const scope = await ctx.scope(model, action);
   if (scope.allowed) return scope.conditions;
+  // Refused on cached permissions: a grant given since then must not be missed.
+  const version = ctx.principal?.authVersion;
+  if (version !== undefined && !(await authVersionIsCurrent(ctx.knex, version))) throw new StaleCredentials();
   throw ctx.principal ? permissionDenied() : notAuthenticated();
 }
 

@@ -1,6 +1,7 @@
 import type { ResolvedModel } from '../definitions/registry-types';
 import type { Form } from '../query/json/object-json';
-import { listStatement, objectsStatement } from '../query/statements/read-statements';
+import { detailStatement, listStatement } from '../query/statements/read-statements';
+import { credentialsAreCurrent, StaleCredentials } from '../auth/credential-cache';
 import { runRows } from '../query/statements/run';
 import type { Condition } from '../query/conditions';
 import type { CallContext } from './api-context';
@@ -33,10 +34,19 @@ export async function listObjects(ctx: CallContext, model: ResolvedModel, fullUr
   const page = pageOf(ctx.config, ctx.query);
   const plan = await compileListQuery(ctx.knex, ctx.registry, model, ctx.query);
   const conditions = [...scope, ...plan.conditions].map(asFragment);
-  const [row] = await runRows<{ count: number; results: string }>(
-    ctx.knex,
-    listStatement(ctx.registry, { model, conditions, ordering: plan.ordering, limit: page.limit, offset: page.offset, form: formOf(ctx.query), omit: omitOf(ctx.query), json: jsonOptions(ctx) }),
-  );
+  const statement = listStatement(ctx.registry, {
+    model,
+    conditions,
+    ordering: plan.ordering,
+    limit: page.limit,
+    offset: page.offset,
+    form: formOf(ctx.query),
+    omit: omitOf(ctx.query),
+    json: jsonOptions(ctx),
+    current: credentialsAreCurrent(ctx.principal),
+  });
+  const [row] = await runRows<{ current: boolean; count: number; results: string }>(ctx.knex, statement);
+  if (!row!.current) throw new StaleCredentials();
   const links = pageLinks(fullUrl, page, row!.count);
   return `{"count":${row!.count},"next":${JSON.stringify(links.next)},"previous":${JSON.stringify(links.previous)},"results":${row!.results}}`;
 }
@@ -44,9 +54,11 @@ export async function listObjects(ctx: CallContext, model: ResolvedModel, fullUr
 /** GET on a detail endpoint: one statement. */
 export async function getObject(ctx: CallContext, model: ResolvedModel, id: number, scope: Condition[]): Promise<string> {
   const conditions = [...scope.map(asFragment), sql`"t"."id" = ${id}`];
-  const rows = await runRows<{ body: string }>(ctx.knex, objectsStatement(ctx.registry, { model, conditions, form: formOf(ctx.query), omit: omitOf(ctx.query), json: jsonOptions(ctx) }));
-  if (!rows.length) throw notFound();
-  return rows[0]!.body;
+  const statement = detailStatement(ctx.registry, { model, conditions, form: formOf(ctx.query), omit: omitOf(ctx.query), json: jsonOptions(ctx), current: credentialsAreCurrent(ctx.principal) });
+  const [row] = await runRows<{ current: boolean; body: string | null }>(ctx.knex, statement);
+  if (!row!.current) throw new StaleCredentials();
+  if (row!.body === null) throw notFound();
+  return row!.body;
 }
 
 export function jsonOptions(ctx: CallContext, revealSecrets = ctx.config.allowTokenRetrieval): { origin: string; revealSecrets: boolean } {

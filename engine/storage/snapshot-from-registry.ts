@@ -20,7 +20,7 @@ export function snapshotFromRegistry(registry: Registry): StorageSnapshot {
     }
   }
   const sorted = Object.fromEntries(Object.entries(tables).sort(([a], [b]) => a.localeCompare(b)));
-  return { version: 1, tables: sorted, routines: engineRoutines() };
+  return { version: 1, tables: sorted, routines: engineRoutines(registry) };
 }
 
 function modelTable(model: ResolvedModel): TableSpec {

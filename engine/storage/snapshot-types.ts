@@ -12,8 +12,9 @@ export interface StorageSnapshot {
 }
 
 /**
- * A routine the engine ships in a migration (engine/storage/routines.ts), so PostgreSQL can do what plain
- * SQL cannot say in one expression. A changed routine is dropped and created again.
+ * What the engine ships in a migration besides the definitions' tables (engine/storage/routines.ts):
+ * functions and aggregates its statements call, triggers and the small tables they keep. Created after
+ * every table change of a migration and dropped before them; a changed routine is dropped and created again.
  */
 export interface RoutineSpec {
   /** CREATE statements, in the order they must run (a function before the aggregate built on it). */

@@ -14,13 +14,15 @@ export interface ListRead {
   form: Form;
   omit: ReadonlySet<string>;
   json: JsonOptions;
+  /** A condition the answer depends on, read in the same statement (cached credentials still current). */
+  current: Sql;
 }
 
 /**
  * A list page as one statement: the page's rows, numbered in their order; the count (the page's own
  * size when it is the first page and not full, else a count of every matching row — an InitPlan, run
  * only when needed); and the page's representations as one JSON array, text ready to send.
- * Columns: "count" (int), "results" (text).
+ * Columns: "current" (the `current` condition), "count" (int), "results" (text).
  */
 export function listStatement(registry: Registry, q: ListRead): Sql {
   const model = q.model;
@@ -35,7 +37,7 @@ export function listStatement(registry: Registry, q: ListRead): Sql {
   const count = q.limit === null ? pageSize : sql`CASE WHEN ${q.offset}::bigint = 0 AND ${pageSize} < ${q.limit}::bigint THEN ${pageSize} ELSE ${all} END`;
   const object = new JsonCompiler(registry, q.json).object(model, 't', q.form, { nested: false, omit: q.omit });
   return sql`WITH "page" AS (${page})
-    SELECT ${count} AS "count", coalesce((SELECT array_to_json(array_agg(${object} ORDER BY ${column('t', '__n')})) FROM "page" AS "t"), '[]'::json)::text AS "results"`;
+    SELECT ${q.current} AS "current", ${count} AS "count", coalesce((SELECT array_to_json(array_agg(${object} ORDER BY ${column('t', '__n')})) FROM "page" AS "t"), '[]'::json)::text AS "results"`;
 }
 
 export interface ObjectsRead {
@@ -51,4 +53,20 @@ export interface ObjectsRead {
 export function objectsStatement(registry: Registry, q: ObjectsRead): Sql {
   const object = new JsonCompiler(registry, q.json).object(q.model, 't', q.form, { nested: false, omit: q.omit });
   return sql`SELECT ${column('t', 'id')} AS "id", (${object})::text AS "body" FROM ${ident(q.model.table)} AS "t" WHERE ${and(q.conditions)}`;
+}
+
+export interface DetailRead {
+  model: ResolvedModel;
+  /** Conditions on the table aliased "t" that pick at most one row: its id, and the permission scope. */
+  conditions: Sql[];
+  form: Form;
+  omit: ReadonlySet<string>;
+  json: JsonOptions;
+  current: Sql;
+}
+
+/** One object's representation as JSON text ("body", NULL when no row matches) and the `current` condition. */
+export function detailStatement(registry: Registry, q: DetailRead): Sql {
+  const object = new JsonCompiler(registry, q.json).object(q.model, 't', q.form, { nested: false, omit: q.omit });
+  return sql`SELECT ${q.current} AS "current", (SELECT (${object})::text FROM ${ident(q.model.table)} AS "t" WHERE ${and(q.conditions)}) AS "body"`;
 }
