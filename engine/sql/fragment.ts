@@ -8,17 +8,25 @@
 /** A value PostgreSQL receives as a bound parameter. */
 export type SqlValue = string | number | boolean | null | bigint | Date | readonly unknown[] | { readonly [key: string]: unknown };
 
+/**
+ * A hole whose value is given later, by name (`Sql.bindParams`): a fragment compiled once and kept
+ * (a model's representation) is reused by every request, each binding its own values.
+ */
+export class SqlParam {
+  constructor(readonly name: string) {}
+}
+
 export class Sql {
   /** `texts.length === values.length + 1`: values[i] goes between texts[i] and texts[i + 1]. */
   private constructor(
     readonly texts: readonly string[],
-    readonly values: readonly SqlValue[],
+    readonly values: ReadonlyArray<SqlValue | SqlParam>,
   ) {}
 
   /** Builds from parts already split around their values; merges nested fragments. */
-  static from(texts: readonly string[], args: ReadonlyArray<Sql | SqlValue>): Sql {
+  static from(texts: readonly string[], args: ReadonlyArray<Sql | SqlValue | SqlParam>): Sql {
     const outTexts: string[] = [texts[0] ?? ''];
-    const outValues: SqlValue[] = [];
+    const outValues: Array<SqlValue | SqlParam> = [];
     args.forEach((arg, i) => {
       if (arg instanceof Sql) {
         outTexts[outTexts.length - 1] += arg.texts[0]!;
@@ -57,6 +65,16 @@ export class Sql {
     return new Sql(texts, bindings as SqlValue[]);
   }
 
+  /** The fragment with each SqlParam hole given its value; a name without a value is an error. */
+  bindParams(params: Readonly<Record<string, SqlValue>>): Sql {
+    const values = this.values.map((v) => {
+      if (!(v instanceof SqlParam)) return v;
+      if (!Object.prototype.hasOwnProperty.call(params, v.name)) throw new Error(`no value for SQL parameter ${v.name}`);
+      return params[v.name]!;
+    });
+    return new Sql(this.texts, values);
+  }
+
   isEmpty(): boolean {
     return this.values.length === 0 && this.texts.every((t) => t.trim() === '');
   }
@@ -66,22 +84,30 @@ export class Sql {
    * PostgreSQL's jsonb operators have function forms) is escaped so knex does not take it for a hole.
    */
   toKnex(): { sql: string; bindings: SqlValue[] } {
-    const escape = (t: string) => t.replace(/\?/g, '\\?');
+    const escape = (t: string) => (t.includes('?') ? t.replace(/\?/g, '\\?') : t);
     let text = escape(this.texts[0]!);
     for (let i = 0; i < this.values.length; i++) text += `?${escape(this.texts[i + 1]!)}`;
-    return { sql: text, bindings: [...this.values] };
+    return { sql: text, bindings: this.boundValues() };
+  }
+
+  /** The values, refusing a SqlParam left without one. */
+  private boundValues(): SqlValue[] {
+    return this.values.map((v) => {
+      if (v instanceof SqlParam) throw new Error(`no value for SQL parameter ${v.name}`);
+      return v;
+    });
   }
 
   /** The statement with `$1, $2...` holes, as PostgreSQL's extended protocol (and pg's client.query) takes it. */
   toPositional(): { text: string; values: SqlValue[] } {
     let text = this.texts[0]!;
     for (let i = 0; i < this.values.length; i++) text += `$${i + 1}${this.texts[i + 1]!}`;
-    return { text, values: [...this.values] };
+    return { text, values: this.boundValues() };
   }
 }
 
 /** sql`SELECT ${value}` binds value; sql`... ${fragment}` splices a fragment with its own values. */
-export function sql(strings: TemplateStringsArray, ...args: ReadonlyArray<Sql | SqlValue>): Sql {
+export function sql(strings: TemplateStringsArray, ...args: ReadonlyArray<Sql | SqlValue | SqlParam>): Sql {
   return Sql.from(strings, args);
 }
 

@@ -1,4 +1,4 @@
-import { and, column, ident, join, keyword, or, sql } from '../../engine/sql/fragment';
+import { and, column, ident, join, keyword, or, sql, SqlParam } from '../../engine/sql/fragment';
 import { startTestApp, type TestApp } from '../support/test-app';
 
 /** SQL fragments carry their own values: composing them never needs a placeholder counted by hand. */
@@ -26,6 +26,15 @@ test('identifiers and keywords refuse anything that could carry SQL of its own',
 
 test('a ? in the engine\'s own text is not taken for a hole by knex', () => {
   expect(sql`SELECT '{}'::jsonb ? ${'k'}`.toKnex().sql).toBe("SELECT '{}'::jsonb \\? ?");
+});
+
+test('a named hole is filled when the fragment is used, and a hole left empty is refused', () => {
+  const origin = new SqlParam('origin');
+  const kept = sql`SELECT concat(${origin}::text, ${'/api/'}::text), ${1}`;
+  expect(kept.bindParams({ origin: 'http://a' }).toKnex()).toEqual({ sql: 'SELECT concat(?::text, ?::text), ?', bindings: ['http://a', '/api/', 1] });
+  expect(kept.bindParams({ origin: 'http://b' }).toPositional().values).toEqual(['http://b', '/api/', 1]);
+  expect(() => kept.toKnex()).toThrow('no value for SQL parameter origin');
+  expect(() => kept.bindParams({})).toThrow('no value for SQL parameter origin');
 });
 
 describe('against the database', () => {

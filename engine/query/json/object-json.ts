@@ -1,5 +1,5 @@
 import type { Registry, ResolvedField, ResolvedModel } from '../../definitions/registry-types';
-import { and, column, ident, join, sql, type Sql } from '../../sql/fragment';
+import { and, column, ident, join, sql, SqlParam, type Sql } from '../../sql/fragment';
 import { configContextJson } from './config-context-json';
 import { COMPUTED_SQL, DISPLAY_SQL } from './named-sql';
 import { storedText, storedValue, timestampValue } from './stored-values';
@@ -8,13 +8,16 @@ import type { Form } from '../../serialization/forms';
 
 export type { Form };
 
-/** What a compiled representation depends on besides the definitions: the request's origin and whether secrets show. */
+/** What a representation depends on besides the definitions: the request's origin and whether secrets show. */
 export interface JsonOptions {
   /** The scheme and host URLs start with, bound as a value. */
   origin: string;
   /** Secret fields shown in the object's own representation (never nested). */
   revealSecrets: boolean;
 }
+
+/** The hole URLs take the request's origin from: compiled representations are shared by every request. */
+export const ORIGIN = new SqlParam('origin');
 
 /** Nesting deeper than this is cut (a definition whose brief forms point at each other in a ring). */
 const MAX_NESTING = 6;
@@ -23,14 +26,14 @@ const MAX_NESTING = 6;
  * Compiles representations to SQL: an object is a `row_to_json` of a sub-select whose columns are the
  * representation's fields in order, each computed by PostgreSQL — nested objects and lists as correlated
  * sub-selects over indexed keys — so a whole page is one statement and its JSON text comes back ready.
- * One compiler per statement: it numbers the aliases it invents.
+ * One compiler per statement: it numbers the aliases it invents. URLs take the origin from the ORIGIN hole.
  */
 export class JsonCompiler {
   private aliases = 0;
 
   constructor(
     private readonly registry: Registry,
-    private readonly opts: JsonOptions,
+    private readonly opts: Pick<JsonOptions, 'revealSecrets'>,
   ) {}
 
   private alias(prefix = 'o'): string {
@@ -61,7 +64,7 @@ export class JsonCompiler {
   }
 
   url(model: ResolvedModel, alias: string): Sql {
-    return sql`concat(${this.opts.origin}::text, ${`/api/${model.app}/${model.path}/`}::text, ${column(alias, 'id')}, '/')`;
+    return sql`concat(${ORIGIN}::text, ${`/api/${model.app}/${model.path}/`}::text, ${column(alias, 'id')}, '/')`;
   }
 
   /** The display string, from the template or the named function. */

@@ -1,6 +1,7 @@
 import type { OrderTerm, Registry, ResolvedModel } from '../../definitions/registry-types';
 import { and, column, ident, join, sql, type Sql } from '../../sql/fragment';
-import { JsonCompiler, type Form, type JsonOptions } from '../json/object-json';
+import type { Form, JsonOptions } from '../json/object-json';
+import { representationOf } from '../json/compiled-representations';
 import { orderPlan } from './order-by';
 
 export interface ListRead {
@@ -35,9 +36,9 @@ export function listStatement(registry: Registry, q: ListRead): Sql {
   const all = sql`(SELECT count(*)::int FROM ${ident(model.table)} AS "t" WHERE ${where})`;
   const pageSize = sql`(SELECT count(*)::int FROM "page")`;
   const count = q.limit === null ? pageSize : sql`CASE WHEN ${q.offset}::bigint = 0 AND ${pageSize} < ${q.limit}::bigint THEN ${pageSize} ELSE ${all} END`;
-  const object = new JsonCompiler(registry, q.json).object(model, 't', q.form, { nested: false, omit: q.omit });
+  const object = representationOf(registry, model, q.form, q.omit, q.json.revealSecrets);
   return sql`WITH "page" AS (${page})
-    SELECT ${q.current} AS "current", ${count} AS "count", coalesce((SELECT array_to_json(array_agg(${object} ORDER BY ${column('t', '__n')})) FROM "page" AS "t"), '[]'::json)::text AS "results"`;
+    SELECT ${q.current} AS "current", ${count} AS "count", coalesce((SELECT array_to_json(array_agg(${object} ORDER BY ${column('t', '__n')})) FROM "page" AS "t"), '[]'::json)::text AS "results"`.bindParams({ origin: q.json.origin });
 }
 
 export interface ObjectsRead {
@@ -51,8 +52,8 @@ export interface ObjectsRead {
 
 /** The representation of each matching row, as JSON text, with its id. Columns: "id", "body" (text). */
 export function objectsStatement(registry: Registry, q: ObjectsRead): Sql {
-  const object = new JsonCompiler(registry, q.json).object(q.model, 't', q.form, { nested: false, omit: q.omit });
-  return sql`SELECT ${column('t', 'id')} AS "id", (${object})::text AS "body" FROM ${ident(q.model.table)} AS "t" WHERE ${and(q.conditions)}`;
+  const object = representationOf(registry, q.model, q.form, q.omit, q.json.revealSecrets);
+  return sql`SELECT ${column('t', 'id')} AS "id", (${object})::text AS "body" FROM ${ident(q.model.table)} AS "t" WHERE ${and(q.conditions)}`.bindParams({ origin: q.json.origin });
 }
 
 export interface DetailRead {
@@ -67,6 +68,6 @@ export interface DetailRead {
 
 /** One object's representation as JSON text ("body", NULL when no row matches) and the `current` condition. */
 export function detailStatement(registry: Registry, q: DetailRead): Sql {
-  const object = new JsonCompiler(registry, q.json).object(q.model, 't', q.form, { nested: false, omit: q.omit });
-  return sql`SELECT ${q.current} AS "current", (SELECT (${object})::text FROM ${ident(q.model.table)} AS "t" WHERE ${and(q.conditions)}) AS "body"`;
+  const object = representationOf(registry, q.model, q.form, q.omit, q.json.revealSecrets);
+  return sql`SELECT ${q.current} AS "current", (SELECT (${object})::text FROM ${ident(q.model.table)} AS "t" WHERE ${and(q.conditions)}) AS "body"`.bindParams({ origin: q.json.origin });
 }
