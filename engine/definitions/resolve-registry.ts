@@ -170,6 +170,10 @@ function resolveFields(model: ResolvedModel, registry: Registry, file: string): 
     if ((f.secret || f.type === 'password') && !model.private) {
       throw new DefinitionError(file, at, `${f.secret ? 'a secret' : 'a password'} field belongs to a private model: add "private": true`);
     }
+    if (f.index === 'trigram') {
+      if (f.type !== 'string' || f.array) throw new DefinitionError(file, `${at}/index`, 'a trigram index is for single string fields');
+      if (f.secret) throw new DefinitionError(file, `${at}/index`, 'a secret is never searched: it takes no trigram index');
+    }
     if (f.names_type) {
       if (f.type !== 'string') throw new DefinitionError(file, `${at}/names_type`, 'names_type is for string fields');
       field.namesType = { having: f.names_type.having as FieldKind | undefined, private: f.names_type.private === true };

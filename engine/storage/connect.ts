@@ -3,6 +3,7 @@ import knexLib, { Knex } from 'knex';
 import pg from 'pg';
 import ClientPgLite from 'knex-pglite';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { lockDataDir, type DataDirLock } from './data-dir-lock';
 import { pgClientClass } from './pg-client';
 
@@ -70,7 +71,8 @@ export async function connectDatabase(opts: DatabaseOptions): Promise<Database> 
       fs.mkdirSync(opts.dataDir, { recursive: true });
       lock = await lockDataDir(opts.dataDir);
     }
-    const pglite = new PGlite(opts.dataDir);
+    // pg_trgm ships with PGlite as a loadable extension; the migration that needs it creates it.
+    const pglite = new PGlite({ dataDir: opts.dataDir, extensions: { pg_trgm } });
     knex = knexLib({
       client: ClientPgLite as unknown as typeof knexLib.Client,
       dialect: 'postgres',

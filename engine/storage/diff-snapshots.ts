@@ -25,10 +25,12 @@ export type SchemaChange =
   | { kind: 'add_index'; table: string; name: string; spec: IndexSpec }
   | { kind: 'drop_index'; table: string; name: string; spec: IndexSpec }
   | { kind: 'create_routine'; name: string; spec: RoutineSpec }
-  | { kind: 'drop_routine'; name: string; spec: RoutineSpec };
+  | { kind: 'drop_routine'; name: string; spec: RoutineSpec }
+  | { kind: 'create_extension'; name: string }
+  | { kind: 'drop_extension'; name: string };
 
-/** The changes that touch a table (every kind but routines). */
-export type TableChange = Exclude<SchemaChange, { kind: 'create_routine' | 'drop_routine' }>;
+/** The changes that touch a table (every kind but routines and extensions). */
+export type TableChange = Exclude<SchemaChange, { kind: 'create_routine' | 'drop_routine' | 'create_extension' | 'drop_extension' }>;
 
 /** A column whose type, nullability, default or identity changed (any of them, one or several). */
 export interface AlterColumn {
@@ -78,6 +80,10 @@ export function diffSnapshots(prev: StorageSnapshot, next: StorageSnapshot): Sch
 
   const routines = compareRoutines(prev.routines ?? {}, next.routines ?? {});
   const changes: SchemaChange[] = [];
+  // An extension comes before the indexes that use it, and goes after them.
+  const prevExtensions = prev.extensions ?? [];
+  const nextExtensions = next.extensions ?? [];
+  for (const name of nextExtensions) if (!prevExtensions.includes(name)) changes.push({ kind: 'create_extension', name });
   // Routines do not depend on tables, and no column default or index uses them, so they can go first and come last.
   for (const name of routines.removed) changes.push({ kind: 'drop_routine', name, spec: prev.routines![name]! });
   for (const fk of sortNamed(fks.removed)) changes.push({ kind: 'drop_foreign_key', ...fk });
@@ -106,6 +112,7 @@ export function diffSnapshots(prev: StorageSnapshot, next: StorageSnapshot): Sch
   for (const i of sortNamed(indexes.added)) changes.push({ kind: 'add_index', ...i });
   for (const fk of sortNamed(fks.added)) changes.push({ kind: 'add_foreign_key', ...fk });
   for (const name of routines.added) changes.push({ kind: 'create_routine', name, spec: next.routines![name]! });
+  for (const name of prevExtensions) if (!nextExtensions.includes(name)) changes.push({ kind: 'drop_extension', name });
   return changes;
 }
 

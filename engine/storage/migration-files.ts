@@ -154,6 +154,9 @@ export function makeMigrationName(changes: readonly SchemaChange[], isFirst: boo
       case 'drop_routine':
         if (!added.has(`routine.${c.name}`)) parts.push(`remove_${c.name}`);
         break;
+      case 'create_extension':
+      case 'drop_extension':
+        break;
       default: {
         if (wholeTables.has(c.table)) break;
         if (c.spec.columns.every((col) => touchedColumns.has(`${c.table}.${col}`))) break;
@@ -171,5 +174,6 @@ export function makeMigrationName(changes: readonly SchemaChange[], isFirst: boo
 
 function constraintKey(c: SchemaChange): string {
   if (c.kind === 'create_routine' || c.kind === 'drop_routine') return `routine.${c.name}`;
+  if (c.kind === 'create_extension' || c.kind === 'drop_extension') return `extension.${c.name}`;
   return 'name' in c ? `${c.table}.${c.name}` : '';
 }

@@ -47,6 +47,12 @@ function renderChange(c: SchemaChange): string[] {
       return c.spec.create;
     case 'drop_routine':
       return c.spec.drop;
+    case 'create_extension':
+      // In public whatever the search_path (tests migrate one schema per file); indexes name its operator
+      // classes schema-qualified.
+      return [`CREATE EXTENSION IF NOT EXISTS ${q(c.name)} SCHEMA public`];
+    case 'drop_extension':
+      return [`DROP EXTENSION IF EXISTS ${q(c.name)}`];
   }
 }
 
@@ -104,15 +110,16 @@ function foreignKeyClause(spec: ForeignKeySpec): string {
 function indexClause(spec: IndexSpec): string {
   const opclass = spec.opclass ? ` ${bareWord(spec.opclass)}` : '';
   const columns = spec.columns.map((col) => `${spec.lower?.includes(col) ? `lower(${q(col)})` : q(col)}${opclass}`).join(', ');
-  let clause = spec.method === 'gist' ? `USING gist (${columns})` : `(${columns})`;
+  let clause = spec.method === 'gist' || spec.method === 'gin' ? `USING ${spec.method} (${columns})` : `(${columns})`;
   if (spec.unique && spec.nullsDistinct === false) clause += ' NULLS NOT DISTINCT';
   if (spec.whereNotNull?.length) clause += ` WHERE ${spec.whereNotNull.map((col) => `${q(col)} IS NOT NULL`).join(' AND ')}`;
   return clause;
 }
 
 /** Operator classes are written bare, as PostgreSQL prints them; only plain names are allowed. */
+/** A plain SQL name, optionally schema-qualified (public.gin_trgm_ops). */
 function bareWord(word: string): string {
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(word)) throw new Error(`not a plain SQL name: ${word}`);
+  if (!/^([A-Za-z_][A-Za-z0-9_]*\.)?[A-Za-z_][A-Za-z0-9_]*$/.test(word)) throw new Error(`not a plain SQL name: ${word}`);
   return word;
 }
 
@@ -151,7 +158,7 @@ function describe(c: SchemaChange): string {
     case 'drop_foreign_key':
       return `drop foreign key ${c.name} on ${c.table}`;
     case 'add_index': {
-      const using = c.spec.method === 'gist' ? ' using gist' : '';
+      const using = c.spec.method === 'gist' || c.spec.method === 'gin' ? ` using ${c.spec.method}` : '';
       const opclass = c.spec.opclass ? ` ${c.spec.opclass}` : '';
       const unique = c.spec.unique ? 'unique ' : '';
       return `add ${unique}index ${c.name} on ${c.table}${using} (${c.spec.columns.map((col) => (c.spec.lower?.includes(col) ? `lower(${col})` : col) + opclass).join(', ')})`;
@@ -162,6 +169,10 @@ function describe(c: SchemaChange): string {
       return `create routine ${c.name}`;
     case 'drop_routine':
       return `drop routine ${c.name}`;
+    case 'create_extension':
+      return `create extension ${c.name}`;
+    case 'drop_extension':
+      return `drop extension ${c.name}`;
   }
 }
 

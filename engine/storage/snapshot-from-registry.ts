@@ -20,7 +20,8 @@ export function snapshotFromRegistry(registry: Registry): StorageSnapshot {
     }
   }
   const sorted = Object.fromEntries(Object.entries(tables).sort(([a], [b]) => a.localeCompare(b)));
-  return { version: 1, tables: sorted, routines: engineRoutines(registry) };
+  const trigram = Object.values(tables).some((t) => Object.values(t.indexes).some((i) => i.opclass === 'public.gin_trgm_ops'));
+  return { version: 1, ...(trigram ? { extensions: ['pg_trgm'] } : {}), tables: sorted, routines: engineRoutines(registry) };
 }
 
 function modelTable(model: ResolvedModel): TableSpec {
@@ -48,6 +49,9 @@ function modelTable(model: ResolvedModel): TableSpec {
         onDelete: ON_DELETE[field.def.on_delete ?? 'protect']!,
       };
       t.indexes[sqlName(model.table, field.column, 'idx')] = { columns: [field.column] };
+    }
+    if (field.def.index === 'trigram') {
+      t.indexes[sqlName(model.table, field.column, 'trgm')] = { columns: [field.column], method: 'gin', opclass: 'public.gin_trgm_ops' };
     }
     if ((field.kind === 'inet' || field.kind === 'cidr') && !field.array) {
       // btree serves equality and ordering by address; gist serves containment (<<, >>=, ...).

@@ -7,6 +7,8 @@ export interface StorageSnapshot {
   version: 1;
   /** Tables by name, in dependency-free order (foreign keys are added after all tables exist). */
   tables: Record<string, TableSpec>;
+  /** PostgreSQL extensions the indexes need (pg_trgm), created before any table change. Absent: none. */
+  extensions?: string[];
   /** SQL functions the engine's statements call, by name. Absent in snapshots written before the engine had any. */
   routines?: Record<string, RoutineSpec>;
 }
@@ -62,8 +64,8 @@ export interface ForeignKeySpec {
 
 export interface IndexSpec {
   columns: string[];
-  /** btree by default; gist with inet_ops for containment lookups on inet/cidr columns. */
-  method?: 'btree' | 'gist';
+  /** btree by default; gist with inet_ops for containment lookups on inet/cidr columns; gin with gin_trgm_ops for substring search. */
+  method?: 'btree' | 'gist' | 'gin';
   opclass?: string;
   /** A unique index: a uniqueness rule that holds only where some columns are set (partial). */
   unique?: boolean;

@@ -37,7 +37,7 @@ onPostgres('EXPLAIN of the IPAM containment filters (PostgreSQL only)', () => {
     await t.knex.raw(`INSERT INTO ${P} ("prefix") SELECT set_masklen('10.0.0.0'::inet + (g * 256), 24)::cidr FROM generate_series(0, 19743) AS g`);
     await t.knex.raw(`INSERT INTO ${P} ("prefix", "status") SELECT set_masklen('11.0.0.0'::inet + (g * 65536), 16)::cidr, 'container' FROM generate_series(0, 255) AS g`);
     // 50,000 addresses, five apart, each with a /24 mask.
-    await t.knex.raw(`INSERT INTO ${A} ("address") SELECT set_masklen('10.0.0.1'::inet + (g * 5), 24) FROM generate_series(0, 49999) AS g`);
+    await t.knex.raw(`INSERT INTO ${A} ("address", "dns_name") SELECT set_masklen('10.0.0.1'::inet + (g * 5), 24), 'host' || g || '.example.net' FROM generate_series(0, 49999) AS g`);
     await t.knex.raw(`ANALYZE ${P}`);
     await t.knex.raw(`ANALYZE ${A}`);
     t.knex.on('query', (q: { sql: string; bindings?: unknown[] }) => captured.push({ sql: q.sql, bindings: q.bindings ?? [] }));
@@ -96,6 +96,18 @@ onPostgres('EXPLAIN of the IPAM containment filters (PostgreSQL only)', () => {
       const used = plan.map((n) => n['Index Name']).filter((n): n is string => n !== undefined && usable.includes(n));
       expect({ sql: s.sql, seqScans: seq.length, indexUsed: used.length > 0 }).toEqual({ sql: s.sql, seqScans: 0, indexUsed: true });
     }
+  });
+
+  test('dns_name__ic (a substring anywhere) is served by the trigram index, not a Seq Scan', async () => {
+    captured.length = 0;
+    const res = await t.api.get('/api/ipam/ip-addresses/?dns_name__ic=HOST1234.&limit=10').set(t.auth);
+    expect(res.status).toBe(200);
+    expect(res.body.count).toBe(1);
+    expect(res.body.results[0].dns_name).toBe('host1234.example.net');
+    const s = captured.find((c) => c.sql.includes('FROM "ipam_ipaddress" AS "t"'))!;
+    const plan = nodes(await explain(s.sql, s.bindings));
+    expect(plan.filter((n) => n['Node Type'] === 'Seq Scan' && n['Relation Name'] === 'ipam_ipaddress')).toEqual([]);
+    expect(plan.map((n) => n['Index Name'])).toContain('ipam_ipaddress_dns_name_trgm');
   });
 
   test('without a containment filter the same list is a sequential scan (the check above can tell)', async () => {

@@ -308,6 +308,10 @@ export interface Field {
     private?: boolean;
   };
   /**
+   * string fields: trigram: a trigram index (pg_trgm, GIN) serves the substring lookups (__ic, __nic, __isw, __iew, q) of a large table, whatever the position of the text searched for. The migration that creates the first one creates the pg_trgm extension.
+   */
+  index?: 'trigram';
+  /**
    * Shown only in its own model's representation (never nested in another object's), in the response that creates the object and afterwards only while ALLOW_TOKEN_RETRIEVAL is true (a token's key). Filtered by exact match of the whole value only; never ordered or searched. The model must be private.
    */
   secret?: boolean;
