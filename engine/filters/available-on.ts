@@ -74,9 +74,9 @@ export function availableOnFilter(model: ResolvedModel, name: string, spec: Filt
     lookups: ['exact'],
     kind: 'integer',
     async compile(_lookup, values, param, ctx) {
-      const r = await resolveTargets(of, 'id', values.filter((v) => v !== 'null'), param, ctx);
+      const r = resolveTargets(of, 'id', values.filter((v) => v !== 'null'), param, ctx);
       if (!r) return null;
-      const each: Condition[] = r.ids.map((id) => ({ sql: perObject, bindings: terms.map(() => id) }));
+      const each: Condition[] = (r.ids ?? []).map((id) => ({ sql: perObject, bindings: terms.map(() => id) }));
       return { sql: each.map((c) => `(${c.sql})`).join(' OR ') || 'FALSE', bindings: each.flatMap((c) => c.bindings) };
     },
   };

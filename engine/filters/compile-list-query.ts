@@ -3,6 +3,7 @@ import type { OrderTerm, Registry, ResolvedModel } from '../definitions/registry
 import type { Condition } from '../query/conditions';
 import { customFieldConditions, parseCustomFieldParam, type CustomFieldParam } from './custom-field-filters';
 import { FilterErrors } from './filter-errors';
+import type { ExistenceCheck } from './filter-context';
 import { filterTable } from './filter-table';
 import { orderingOf } from './ordering-param';
 import { searchCondition } from './search-filter';
@@ -11,6 +12,8 @@ import { badStringMessage } from '../validation/string-hygiene';
 export interface ListPlan {
   conditions: Condition[];
   ordering: OrderTerm[];
+  /** To run in the same statement as the page (see ExistenceCheck). */
+  checks: ExistenceCheck[];
 }
 
 /** Query parameters that shape the response rather than filter it. */
@@ -24,7 +27,8 @@ const MAX_VALUES = 1000;
  */
 export async function compileListQuery(db: Knex | Knex.Transaction, registry: Registry, model: ResolvedModel, query: URLSearchParams): Promise<ListPlan> {
   const errors = new FilterErrors();
-  const ctx = { db, registry, errors };
+  const checks: ExistenceCheck[] = [];
+  const ctx = { db, registry, errors, checks };
   const table = filterTable(model);
   const conditions: Condition[] = [];
   const customs: CustomFieldParam[] = [];
@@ -66,5 +70,5 @@ export async function compileListQuery(db: Knex | Knex.Transaction, registry: Re
   }
   conditions.push(...(await customFieldConditions(ctx, model, customs)));
   errors.throwIfAny();
-  return { conditions, ordering: orderingOf(model, query) };
+  return { conditions, ordering: orderingOf(model, query), checks };
 }

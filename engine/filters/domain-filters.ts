@@ -192,10 +192,10 @@ function narrowedById(name: string, route: FilterPath): FilterDef {
     kind: 'integer',
     async compile(lookup, values, param, ctx) {
       // Ids must exist (else a 400, as for any relation filter); 'null' means "no object of this type".
-      const r = await resolveTargets(hop.target, 'id', values, param, ctx);
+      const r = resolveTargets(hop.target, 'id', values, param, ctx);
       if (!r) return null;
       const parts: Condition[] = [];
-      if (r.ids.length) parts.push({ sql: route.wrap((a) => route.guarded(a, col, (c) => `${c} = ANY(?)`)), bindings: [r.ids] });
+      if (r.ids?.length) parts.push({ sql: route.wrap((a) => route.guarded(a, col, (c) => `${c} = ANY(?)`)), bindings: [r.ids] });
       if (r.wantsNull) {
         // Unset: the relation holds no object of this type; through several holders, some holder's does not.
         const isSet = (a: string) => route.guarded(a, col, (c) => `${c} IS NOT NULL`);

@@ -1,10 +1,24 @@
 import type { Knex } from 'knex';
 import type { Registry } from '../definitions/registry-types';
 import type { FilterErrors } from './filter-errors';
+import type { Condition } from '../query/conditions';
 
-/** What compiling a list's filters needs: the registry, a database handle for lookups by name, the error sink. */
+/** What compiling a list's filters needs: the registry, a database handle, the error sink, the deferred checks. */
 export interface FilterContext {
   db: Knex | Knex.Transaction;
   registry: Registry;
   errors: FilterErrors;
+  /** Checks the read's statement makes alongside the page (objects a filter names must exist). */
+  checks: ExistenceCheck[];
+}
+
+/**
+ * The objects a filter parameter names must exist, or the request is a 400 naming the first one that does
+ * not ("Select a valid choice. 42 is not one of the available choices."), as NetBox. `firstMissing` is a
+ * SQL expression: the 1-based position in `values` of the first one missing, or NULL.
+ */
+export interface ExistenceCheck {
+  param: string;
+  values: string[];
+  firstMissing: Condition;
 }

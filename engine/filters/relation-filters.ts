@@ -1,8 +1,7 @@
-import type { Knex } from 'knex';
 import type { ResolvedField, ResolvedModel } from '../definitions/registry-types';
 import type { Condition } from '../query/conditions';
 import { quoteIdent } from '../storage/identifiers';
-import type { FilterContext } from './filter-context';
+import type { ExistenceCheck, FilterContext } from './filter-context';
 import type { FilterDef } from './filter-table';
 import { parseAll } from './filter-values';
 import { treeWalk } from '../query/tree-walk';
@@ -17,48 +16,82 @@ export function naturalKey(model: ResolvedModel): ResolvedField | undefined {
 const isNull = (v: string) => v === 'null';
 
 /**
- * Ids of the target objects named by the values (by id or by natural key), checked to exist as NetBox
- * does (an unknown one is a 400). One query per parameter, whatever the page size.
+ * The target objects a filter's values name, by id or by natural key. Whether they exist is not looked up
+ * here: the check is deferred into the read's own statement (ctx.checks), so a filtered list is still one
+ * round trip, and an unknown one is a 400 as NetBox gives it.
  */
-export async function resolveTargets(target: ResolvedModel, by: 'id' | ResolvedField, values: string[], param: string, ctx: FilterContext): Promise<{ ids: number[]; wantsNull: boolean } | null> {
+export interface Targets {
+  target: ResolvedModel;
+  /** Ids given (`<name>_id=`), or null when the values are natural keys. */
+  ids: number[] | null;
+  /** The natural key column and its values (`site=<slug>`). */
+  keys: { column: string; values: string[] } | null;
+  /** `null` was among the values: "no object". */
+  wantsNull: boolean;
+}
+
+export function resolveTargets(target: ResolvedModel, by: 'id' | ResolvedField, values: string[], param: string, ctx: FilterContext): Targets | null {
   const wantsNull = values.some(isNull);
   const named = values.filter((v) => !isNull(v));
-  if (!named.length) return { ids: [], wantsNull };
-  let keys: unknown[];
+  if (!named.length) return { target, ids: [], keys: null, wantsNull };
+  const table = quoteIdent(target.table);
   if (by === 'id') {
     const parsed = parseAll('integer', named, param, ctx);
     if (!parsed) return null;
-    keys = parsed;
-  } else keys = named;
-  const col = by === 'id' ? '"id"' : quoteIdent(by.column!);
-  const result = await ctx.db.raw(`SELECT "id", ${col}::text AS "k" FROM ${quoteIdent(target.table)} WHERE ${col}${by === 'id' ? '' : '::text'} = ANY(?)`, [(by === 'id' ? keys : keys.map(String)) as Knex.RawBinding]);
-  const rows = result.rows as Array<{ id: number; k: string }>;
-  const found = new Set(rows.map((r) => r.k));
-  for (const v of named) {
-    const k = by === 'id' ? String(Number(v)) : v;
-    if (!found.has(k)) {
-      ctx.errors.add(param, `Select a valid choice. ${v} is not one of the available choices.`);
-      return null;
-    }
+    const ids = parsed as number[];
+    addCheck(ctx, {
+      param,
+      values: named,
+      firstMissing: { sql: `(SELECT min(u."i") FROM unnest(?::bigint[]) WITH ORDINALITY AS u("k", "i") WHERE NOT EXISTS (SELECT 1 FROM ${table} x WHERE x."id" = u."k"))`, bindings: [ids] },
+    });
+    return { target, ids, keys: null, wantsNull };
   }
-  return { ids: rows.map((r) => r.id), wantsNull };
+  const column = quoteIdent(by.column!);
+  addCheck(ctx, {
+    param,
+    values: named,
+    firstMissing: { sql: `(SELECT min(u."i") FROM unnest(?::text[]) WITH ORDINALITY AS u("k", "i") WHERE NOT EXISTS (SELECT 1 FROM ${table} x WHERE x.${column}::text = u."k"))`, bindings: [named] },
+  });
+  return { target, ids: null, keys: { column, values: named }, wantsNull };
 }
 
-/** The ids and all their descendants, for filters on a tree (region_id matches sites of child regions). */
-function withDescendants(target: ResolvedModel, placeholder: string): string {
-  return `(WITH RECURSIVE ${treeWalk('d', target.table, `"id" = ANY(${placeholder})`, 'down')} SELECT "id" FROM "d")`;
+/** A filter reaching its targets by several paths names them once: one check per parameter. */
+function addCheck(ctx: FilterContext, check: ExistenceCheck): void {
+  if (!ctx.checks.some((c) => c.param === check.param)) ctx.checks.push(check);
+}
+
+/** "expr is one of the targets": `= ANY(ids)`, or a sub-select of the ids the keys name. */
+function amongTargets(expr: string, t: Targets): Condition {
+  if (t.ids) return { sql: `${expr} = ANY(?)`, bindings: [t.ids] };
+  return { sql: `${expr} IN (SELECT "id" FROM ${quoteIdent(t.target.table)} WHERE ${t.keys!.column}::text = ANY(?::text[]))`, bindings: [t.keys!.values] };
+}
+
+/** Each named target on its own (tags: every one must be there). */
+function eachTarget(t: Targets): Targets[] {
+  // A value repeated (tag=a&tag=a) asks for the same thing once.
+  if (t.ids) return [...new Set(t.ids)].map((id) => ({ ...t, ids: [id], wantsNull: false }));
+  return [...new Set(t.keys!.values)].map((v) => ({ ...t, keys: { column: t.keys!.column, values: [v] }, wantsNull: false }));
+}
+
+const hasNamed = (t: Targets): boolean => (t.ids ? t.ids.length > 0 : t.keys!.values.length > 0);
+
+/** The targets and all their descendants, for filters on a tree (region_id matches sites of child regions). */
+function withDescendants(t: Targets): Condition {
+  const seed = amongTargets('"id"', t);
+  return { sql: `(WITH RECURSIVE ${treeWalk('d', t.target.table, seed.sql, 'down')} SELECT "id" FROM "d")`, bindings: seed.bindings };
 }
 
 /** A condition "column refers to one of the targets", optionally through the target tree, with null meaning unset. */
-export function refersTo(col: string, target: ResolvedModel, ids: number[], wantsNull: boolean, descend: boolean): Condition {
-  const parts: string[] = [];
-  const bindings: unknown[] = [];
-  if (ids.length) {
-    parts.push(descend && target.tree ? `${col} IN ${withDescendants(target, '?')}` : `${col} = ANY(?)`);
-    bindings.push(ids);
+export function refersTo(col: string, t: Targets, descend: boolean): Condition {
+  const parts: Condition[] = [];
+  if (hasNamed(t)) {
+    if (descend && t.target.tree) {
+      const d = withDescendants(t);
+      parts.push({ sql: `${col} IN ${d.sql}`, bindings: d.bindings });
+    } else parts.push(amongTargets(col, t));
   }
-  if (wantsNull) parts.push(`${col} IS NULL`);
-  return { sql: parts.map((p) => `(${p})`).join(' OR ') || 'FALSE', bindings };
+  if (t.wantsNull) parts.push({ sql: `${col} IS NULL`, bindings: [] });
+  return { sql: parts.map((p) => `(${p.sql})`).join(' OR ') || 'FALSE', bindings: parts.flatMap((p) => p.bindings) };
 }
 
 /**
@@ -85,9 +118,9 @@ export function fkFilters(model: ResolvedModel, field: ResolvedField, col: strin
     field,
     kind: 'relation',
     async compile(lookup, values, param, ctx) {
-      const r = await resolveTargets(target, by, values, param, ctx);
+      const r = resolveTargets(target, by, values, param, ctx);
       if (!r) return null;
-      const c = refersTo(col, target, r.ids, r.wantsNull, descend);
+      const c = refersTo(col, r, descend);
       if (lookup !== 'n') return c;
       // __n keeps rows with no relation unless null itself is excluded.
       return { sql: r.wantsNull ? `NOT (${c.sql})` : `(${col} IS NULL OR NOT (${c.sql}))`, bindings: c.bindings };
@@ -99,11 +132,12 @@ export function fkFilters(model: ResolvedModel, field: ResolvedField, col: strin
   return out;
 }
 
-/** The holder links to one of `ids`. */
-function linkExists(field: ResolvedField, ids: unknown[], holderId = '"t"."id"'): Condition {
+/** The holder links to one of the targets. */
+function linkExists(field: ResolvedField, t: Targets, holderId = '"t"."id"'): Condition {
+  const among = amongTargets('"j"."target_id"', t);
   return {
-    sql: `EXISTS (SELECT 1 FROM ${quoteIdent(field.joinTable!)} "j" WHERE "j"."source_id" = ${holderId} AND "j"."target_id" = ANY(?))`,
-    bindings: [ids],
+    sql: `EXISTS (SELECT 1 FROM ${quoteIdent(field.joinTable!)} "j" WHERE "j"."source_id" = ${holderId} AND ${among.sql})`,
+    bindings: among.bindings,
   };
 }
 
@@ -116,9 +150,9 @@ export function m2mFilters(field: ResolvedField, holderId = '"t"."id"', name = f
     field,
     kind: 'relation',
     async compile(lookup, values, param, ctx) {
-      const r = await resolveTargets(target, by, values, param, ctx);
+      const r = resolveTargets(target, by, values, param, ctx);
       if (!r) return null;
-      const c = linkExists(field, r.ids, holderId);
+      const c = linkExists(field, r, holderId);
       return lookup === 'n' ? { sql: `NOT ${c.sql}`, bindings: c.bindings } : c;
     },
   });
@@ -138,13 +172,14 @@ function tagFilter(field: ResolvedField): FilterDef {
     kind: 'tags',
     async compile(lookup, values, param, ctx) {
       const key = naturalKey(target)!;
-      const r = await resolveTargets(target, key, values, param, ctx);
+      const r = resolveTargets(target, key, values, param, ctx);
       if (!r) return null;
+      if (!hasNamed(r)) return { sql: 'TRUE', bindings: [] };
       if (lookup === 'n') {
-        const c = linkExists(field, r.ids);
+        const c = linkExists(field, r);
         return { sql: `NOT ${c.sql}`, bindings: c.bindings };
       }
-      const each = r.ids.map((id) => linkExists(field, [id]));
+      const each = eachTarget(r).map((one) => linkExists(field, one));
       return { sql: each.map((c) => c.sql).join(' AND ') || 'TRUE', bindings: each.flatMap((c) => c.bindings) };
     },
   };

@@ -8,6 +8,7 @@ import type { CallContext } from './api-context';
 import { pageLinks, pageOf } from './pagination';
 import { notFound } from './http-error';
 import { compileListQuery } from '../filters/compile-list-query';
+import { FilterErrors } from '../filters/filter-errors';
 import { Sql, sql } from '../sql/fragment';
 
 /** brief=1 (or true) asks for the brief form. */
@@ -34,6 +35,7 @@ export async function listObjects(ctx: CallContext, model: ResolvedModel, fullUr
   const page = pageOf(ctx.config, ctx.query);
   const plan = await compileListQuery(ctx.knex, ctx.registry, model, ctx.query);
   const conditions = [...scope, ...plan.conditions].map(asFragment);
+  const checks = plan.checks.map((c) => asFragment(c.firstMissing));
   const statement = listStatement(ctx.registry, {
     model,
     conditions,
@@ -44,9 +46,16 @@ export async function listObjects(ctx: CallContext, model: ResolvedModel, fullUr
     omit: omitOf(ctx.query),
     json: jsonOptions(ctx),
     current: credentialsAreCurrent(ctx.principal),
+    checks,
   });
-  const [row] = await runRows<{ current: boolean; count: number; results: string }>(ctx.knex, statement);
+  const [row] = await runRows<{ current: boolean; count: number; results: string } & Record<string, unknown>>(ctx.knex, statement);
   if (!row!.current) throw new StaleCredentials();
+  const errors = new FilterErrors();
+  plan.checks.forEach((check, i) => {
+    const missing = row![`check_${i}`];
+    if (missing !== null && missing !== undefined) errors.add(check.param, `Select a valid choice. ${check.values[Number(missing) - 1]} is not one of the available choices.`);
+  });
+  errors.throwIfAny();
   const links = pageLinks(fullUrl, page, row!.count);
   return `{"count":${row!.count},"next":${JSON.stringify(links.next)},"previous":${JSON.stringify(links.previous)},"results":${row!.results}}`;
 }

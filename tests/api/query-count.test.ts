@@ -188,6 +188,22 @@ describe('with 1000 prefixes, 1000 IP addresses and 100 each of their related ob
     expect(listed.every((c) => c.termination_a?.site && c.termination_z)).toBe(true);
   });
 
+  test('filters naming related objects (by id, by slug, tags) are in the same one statement; an unknown one is still a 400', async () => {
+    const site = (await t.api.get('/api/dcim/sites/?limit=1').set(t.auth)).body.results[0] as { id: number; slug: string };
+    for (const url of [`/api/ipam/prefixes/?site_id=${site.id}`, `/api/ipam/prefixes/?site=${site.slug}&tag=qc-tag-0&tag=qc-tag-1`, '/api/dcim/sites/?region=qc-region-1']) {
+      const res = await cost(url);
+      expect(res.body.count).toBeGreaterThan(0);
+    }
+    t.queries.reset();
+    const bad = await t.api.get(`/api/ipam/prefixes/?site=${site.slug}&site=no-such-site&vrf_id=987654`).set(t.auth);
+    expect(bad.status).toBe(400);
+    expect(bad.body).toEqual({
+      site: ['Select a valid choice. no-such-site is not one of the available choices.'],
+      vrf_id: ['Select a valid choice. 987654 is not one of the available choices.'],
+    });
+    expect(t.queries.count).toBe(1);
+  });
+
   test('a detail request costs what a one-row page does', async () => {
     const list = await cost('/api/ipam/prefixes/?limit=1');
     const detail = await cost(`/api/ipam/prefixes/${String(list.body.results[0].id)}/`);

@@ -17,13 +17,15 @@ export interface ListRead {
   json: JsonOptions;
   /** A condition the answer depends on, read in the same statement (cached credentials still current). */
   current: Sql;
+  /** Expressions read in the same statement, as columns "check_0", "check_1"... (filter values that name nothing). */
+  checks: Sql[];
 }
 
 /**
  * A list page as one statement: the page's rows, numbered in their order; the count (the page's own
  * size when it is the first page and not full, else a count of every matching row — an InitPlan, run
  * only when needed); and the page's representations as one JSON array, text ready to send.
- * Columns: "current" (the `current` condition), "count" (int), "results" (text).
+ * Columns: "current" (the `current` condition), "count" (int), "results" (text), then the checks.
  */
 export function listStatement(registry: Registry, q: ListRead): Sql {
   const model = q.model;
@@ -38,7 +40,11 @@ export function listStatement(registry: Registry, q: ListRead): Sql {
   const count = q.limit === null ? pageSize : sql`CASE WHEN ${q.offset}::bigint = 0 AND ${pageSize} < ${q.limit}::bigint THEN ${pageSize} ELSE ${all} END`;
   const object = representationOf(registry, model, q.form, q.omit, q.json.revealSecrets);
   return sql`WITH "page" AS (${page})
-    SELECT ${q.current} AS "current", ${count} AS "count", coalesce((SELECT array_to_json(array_agg(${object} ORDER BY ${column('t', '__n')})) FROM "page" AS "t"), '[]'::json)::text AS "results"`.bindParams({ origin: q.json.origin });
+    SELECT ${q.current} AS "current", ${count} AS "count", coalesce((SELECT array_to_json(array_agg(${object} ORDER BY ${column('t', '__n')})) FROM "page" AS "t"), '[]'::json)::text AS "results"${checkColumns(q.checks)}`.bindParams({ origin: q.json.origin });
+}
+
+function checkColumns(checks: readonly Sql[]): Sql {
+  return join(checks.map((c, i) => sql`, ${c} AS ${ident(`check_${i}`)}`), '');
 }
 
 export interface ObjectsRead {
