@@ -66,11 +66,18 @@ function amongTargets(expr: string, t: Targets): Condition {
   return { sql: `${expr} IN (SELECT "id" FROM ${quoteIdent(t.target.table)} WHERE ${t.keys!.column}::text = ANY(?::text[]))`, bindings: [t.keys!.values] };
 }
 
-/** Each named target on its own (tags: every one must be there). */
-function eachTarget(t: Targets): Targets[] {
-  // A value repeated (tag=a&tag=a) asks for the same thing once.
-  if (t.ids) return [...new Set(t.ids)].map((id) => ({ ...t, ids: [id], wantsNull: false }));
-  return [...new Set(t.keys!.values)].map((v) => ({ ...t, keys: { column: t.keys!.column, values: [v] }, wantsNull: false }));
+/**
+ * The holder links to every one of the targets (tag=a&tag=b): as many distinct linked targets among them as
+ * there are distinct values. One sub-select however many values: a conjunction of one EXISTS per value
+ * would have the planner join a thousand relations.
+ */
+function linksAll(field: ResolvedField, t: Targets, holderId = '"t"."id"'): Condition {
+  const wanted = t.ids ? new Set(t.ids).size : new Set(t.keys!.values).size;
+  const among = amongTargets('"j"."target_id"', t);
+  return {
+    sql: `(SELECT count(DISTINCT "j"."target_id") FROM ${quoteIdent(field.joinTable!)} "j" WHERE "j"."source_id" = ${holderId} AND ${among.sql}) = ?`,
+    bindings: [...among.bindings, wanted],
+  };
 }
 
 const hasNamed = (t: Targets): boolean => (t.ids ? t.ids.length > 0 : t.keys!.values.length > 0);
@@ -179,8 +186,7 @@ function tagFilter(field: ResolvedField): FilterDef {
         const c = linkExists(field, r);
         return { sql: `NOT ${c.sql}`, bindings: c.bindings };
       }
-      const each = eachTarget(r).map((one) => linkExists(field, one));
-      return { sql: each.map((c) => c.sql).join(' AND ') || 'TRUE', bindings: each.flatMap((c) => c.bindings) };
+      return linksAll(field, r);
     },
   };
 }
