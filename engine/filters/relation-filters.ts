@@ -67,15 +67,15 @@ function amongTargets(expr: string, t: Targets): Condition {
 }
 
 /**
- * The holder links to every one of the targets (tag=a&tag=b): as many distinct linked targets among them as
- * there are distinct values. One sub-select however many values: a conjunction of one EXISTS per value
- * would have the planner join a thousand relations.
+ * The holder links to every one of the targets (tag=a&tag=b): it is among the holders with as many distinct
+ * linked targets among them as there are distinct values. One uncorrelated sub-select, which PostgreSQL
+ * hashes once, however many values: one EXISTS per value would have the planner join a thousand relations.
  */
 function linksAll(field: ResolvedField, t: Targets, holderId = '"t"."id"'): Condition {
   const wanted = t.ids ? new Set(t.ids).size : new Set(t.keys!.values).size;
   const among = amongTargets('"j"."target_id"', t);
   return {
-    sql: `(SELECT count(DISTINCT "j"."target_id") FROM ${quoteIdent(field.joinTable!)} "j" WHERE "j"."source_id" = ${holderId} AND ${among.sql}) = ?`,
+    sql: `${holderId} IN (SELECT "j"."source_id" FROM ${quoteIdent(field.joinTable!)} "j" WHERE ${among.sql} GROUP BY "j"."source_id" HAVING count(DISTINCT "j"."target_id") = ?)`,
     bindings: [...among.bindings, wanted],
   };
 }
