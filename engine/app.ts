@@ -6,7 +6,7 @@ import { sendJson } from './routes/respond';
 import { apiRoot, appRoot, status, API_VERSION_HEADER } from './routes/api-root';
 import { handleDetail, handleList } from './routes/model-routes';
 import { authenticate, type Principal } from './auth/authenticate';
-import { CredentialCache, StaleCredentials } from './auth/credential-cache';
+import { authVersionIsCurrent, CredentialCache, StaleCredentials } from './auth/credential-cache';
 import type { ResolvedModel } from './definitions/registry-types';
 import { loadGrants, scopeFor, type Grant } from './auth/permissions';
 import { listAction } from './routes/list-actions';
@@ -90,21 +90,40 @@ async function handleApi(ctx: ApiContext, req: Request, res: Response): Promise<
   if (!model || parts.length > 3) throw notFound();
 
   const known = knownPrincipal(res);
-  // A GET of a list or an object is one statement, which checks that cached credentials are still current.
-  const isRead = req.method === 'GET' && (parts.length === 2 || /^\d{1,15}$/.test(parts[2]!));
-  const principal = known === undefined ? await authenticate(ctx, req, isRead ? ctx.credentials : undefined) : known;
-  if (isRead && principal?.authVersion !== undefined) {
-    try {
-      return await routeToModel(req, res, model, parts, callContext(ctx, principal, origin, query, String(res.locals.requestId)), fullUrl);
-    } catch (e) {
-      if (!(e instanceof StaleCredentials)) throw e;
-      // Users, tokens or permissions changed since the cache was filled: look again, and answer with that.
-      ctx.credentials?.clear();
-      const fresh = await authenticate(ctx, req);
-      return routeToModel(req, res, model, parts, callContext(ctx, fresh, origin, query, String(res.locals.requestId)), fullUrl);
-    }
+  const cached = usesCachedCredentials(req.method, parts);
+  const principal = known === undefined ? await authenticate(ctx, req, cached ? ctx.credentials : undefined) : known;
+  const call = (p: Principal | null) => callContext(ctx, p, origin, query, String(res.locals.requestId));
+  if (!cached || principal?.authVersion === undefined) return routeToModel(req, res, model, parts, call(principal), fullUrl);
+  try {
+    return await routeToModel(req, res, model, parts, call(principal), fullUrl);
+  } catch (e) {
+    // A write refused on cached credentials (an object outside a scope that has since grown, say) is
+    // confirmed against the auth version before the refusal is sent; a read's statement checked already.
+    const stale = e instanceof StaleCredentials
+      || (req.method !== 'GET' && isRefusal(e) && !(await authVersionIsCurrent(ctx.knex, principal.authVersion)));
+    if (!stale) throw e;
+    // Users, tokens or permissions changed since the cache was filled: look again, and answer with that.
+    // A write rolled back with the stale statement, so running it again is safe (its body is kept).
+    ctx.credentials?.clear();
+    return routeToModel(req, res, model, parts, call(await authenticate(ctx, req)), fullUrl);
   }
-  return routeToModel(req, res, model, parts, callContext(ctx, principal, origin, query, String(res.locals.requestId)), fullUrl);
+}
+
+/**
+ * Requests whose statements check that cached credentials are still current: a GET of a list or an object
+ * (in its one statement), and a create or change (in the statement that reads back the answer, before
+ * commit). A delete reads nothing back, so it authenticates afresh.
+ */
+function usesCachedCredentials(method: string, parts: readonly string[]): boolean {
+  const target = parts.length === 2 || /^\d{1,15}$/.test(parts[2] ?? '');
+  if (!target) return false;
+  if (method === 'GET' || method === 'PUT' || method === 'PATCH') return true;
+  return method === 'POST' && parts.length === 2;
+}
+
+/** An answer that refuses the request (4xx), which stale credentials could explain. */
+function isRefusal(e: unknown): boolean {
+  return e instanceof ValidationError || (e instanceof HttpError && e.status >= 400 && e.status < 500);
 }
 
 /** A model's list, one of its list actions, or one of its objects. */

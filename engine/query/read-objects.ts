@@ -1,31 +1,27 @@
 import type { Knex } from 'knex';
 import type { Registry, ResolvedModel } from '../definitions/registry-types';
-import { sql } from '../sql/fragment';
-import type { Form, JsonOptions } from './json/object-json';
-import { objectsStatement } from './statements/read-statements';
+import type { Sql } from '../sql/fragment';
+import type { JsonOptions } from './json/object-json';
+import { writtenStatement } from './statements/read-statements';
 import { runRows } from './statements/run';
 
-export type Representation = Record<string, unknown>;
-
 /**
- * Objects by id, in the order of the ids given (a bulk request is answered in request order): one
- * statement, the representations built by PostgreSQL. Used for the answer to a write.
+ * The answer to a write: the objects it touched, by id, in the order given (a bulk request is answered
+ * in request order), as JSON text built by PostgreSQL in one statement of the write's transaction.
+ * `current` is false when the credentials the write was authorised with changed meanwhile (the caller
+ * then rolls the write back and runs it again with fresh ones).
  */
-export async function readByIds(
+export async function writtenObjects(
   db: Knex | Knex.Transaction,
   registry: Registry,
   json: JsonOptions,
   model: ResolvedModel,
-  ids: number[],
-  form: Form = 'full',
-): Promise<Representation[]> {
-  if (!ids.length) return [];
-  const rows = await runRows<{ id: number; body: string }>(db, objectsStatement(registry, { model, conditions: [sql`"t"."id" = ANY(${ids})`], form, omit: new Set(), json }));
-  const byId = new Map(rows.map((r) => [Number(r.id), r.body]));
-  return ids.flatMap((id) => {
-    const body = byId.get(id);
-    return body === undefined ? [] : [JSON.parse(body) as Representation];
-  });
+  ids: readonly number[],
+  single: boolean,
+  current: Sql,
+): Promise<{ current: boolean; body: string }> {
+  const [row] = await runRows<{ current: boolean; body: string | null }>(db, writtenStatement(registry, { model, ids, single, json, current }));
+  return { current: row?.current === true, body: row?.body ?? 'null' };
 }
 
 /** An object's URL, as its representation gives it. */

@@ -3,7 +3,7 @@ import type { Registry, ResolvedModel } from '../definitions/registry-types';
 import type { CallContext } from './api-context';
 import { HttpError, methodNotAllowed } from './http-error';
 import { parseJsonBody } from './json-body';
-import { sendJson } from './respond';
+import { sendJsonText } from './respond';
 import { checkCredentials } from '../auth/credentials';
 import { clientAddress } from '../auth/client-address';
 import { createObjects } from './write-handlers';
@@ -36,7 +36,7 @@ const provisionToken: ListAction = async (ctx, req, res, model) => {
   if (userId === null) throw new HttpError(403, { detail: 'Invalid username/password' });
   const owner = model.ownerField?.name ?? 'user';
   const out = await createObjects(ctx, model, { [owner]: userId, write_enabled: true, description: typeof fields.description === 'string' ? fields.description : '' }, []);
-  sendJson(req, res, 201, out.body);
+  sendJsonText(req, res, 201, out.body);
 };
 
 const ACTIONS: Record<ListActionName, ListAction> = { provision_token: provisionToken };

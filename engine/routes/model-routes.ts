@@ -64,13 +64,13 @@ export async function handleList(ctx: CallContext, req: Request, res: Response, 
       if (body === undefined) throw new HttpError(400, { non_field_errors: ['No data provided'] });
       const out = await createObjects(ctx, model, body, scope);
       if (out.location) res.setHeader('Location', out.location);
-      return sendJson(req, res, 201, out.body);
+      return sendJsonText(req, res, 201, out.body);
     }
     case 'PUT':
     case 'PATCH': {
       const scopes = await writeScopes(ctx, model, 'change');
       const body = await bodyOf(ctx, req, res);
-      return sendJson(req, res, 200, await bulkUpdate(ctx, model, body, method === 'PUT' ? 'put' : 'patch', scopes));
+      return sendJsonText(req, res, 200, await bulkUpdate(ctx, model, body, method === 'PUT' ? 'put' : 'patch', scopes));
     }
     case 'DELETE': {
       const scopes = await writeScopes(ctx, model, 'delete');
@@ -97,7 +97,7 @@ export async function handleDetail(ctx: CallContext, req: Request, res: Response
     case 'PATCH': {
       const scopes = await writeScopes(ctx, model, 'change');
       const body = await bodyOf(ctx, req, res);
-      return sendJson(req, res, 200, await updateObject(ctx, model, id, body === undefined ? {} : body, method === 'PUT' ? 'put' : 'patch', scopes));
+      return sendJsonText(req, res, 200, await updateObject(ctx, model, id, body === undefined ? {} : body, method === 'PUT' ? 'put' : 'patch', scopes));
     }
     case 'DELETE':
       await deleteByIds(ctx, model, [id], true, await writeScopes(ctx, model, 'delete'));

@@ -6,7 +6,8 @@ import { insertRow, setLinks, updateRow, setChildren, childConstraintErrors } fr
 import { deleteObjects, GenericProtectedError, protectingObjects } from '../storage/delete-objects';
 import { refusedDelete } from './refused-delete';
 import { asPgError, constraintErrors, FK_VIOLATION, RESTRICT_VIOLATION } from '../storage/db-errors';
-import { objectUrl, readByIds } from '../query/read-objects';
+import { objectUrl, writtenObjects } from '../query/read-objects';
+import { credentialsAreCurrent, StaleCredentials } from '../auth/credential-cache';
 import { jsonOptions } from './read-handlers';
 import { checkTreeParent } from '../storage/tree-parent';
 import type { CallContext } from './api-context';
@@ -135,8 +136,18 @@ function withOwner(ctx: CallContext, model: ResolvedModel, item: unknown): unkno
   return { ...(item as Record<string, unknown>), [owner.name]: ctx.principal.userId };
 }
 
+/**
+ * The answer to a write, read as its transaction's last statement; credentials found out of date there
+ * abort the write (it rolls back, and the request is run again with fresh ones: engine/app.ts).
+ */
+async function answer(ctx: CallContext, trx: Trx, model: ResolvedModel, ids: number[], single: boolean, revealSecrets?: boolean): Promise<string> {
+  const written = await writtenObjects(trx, ctx.registry, jsonOptions(ctx, revealSecrets), model, ids, single, credentialsAreCurrent(ctx.principal));
+  if (!written.current) throw new StaleCredentials();
+  return written.body;
+}
+
 /** POST one object (201 + Location) or an array of objects (201, answered in request order); each must fall within the add constraints. */
-export async function createObjects(ctx: CallContext, model: ResolvedModel, body: unknown, addScope: Condition[]): Promise<{ body: unknown; location?: string }> {
+export async function createObjects(ctx: CallContext, model: ResolvedModel, body: unknown, addScope: Condition[]): Promise<{ body: string; location?: string }> {
   const many = Array.isArray(body);
   const items = many ? (body as unknown[]) : [body];
   if (many && !items.length) throw new HttpError(400, { non_field_errors: ['Expected a list of items but got an empty list.'] });
@@ -146,9 +157,9 @@ export async function createObjects(ctx: CallContext, model: ResolvedModel, body
     await requireWithin(trx, model, results, addScope);
     await afterWrite(trx, ctx.registry, model, results);
     // The response that creates an object shows its secrets (a new token's key), whatever ALLOW_TOKEN_RETRIEVAL says.
-    const reps = await readByIds(trx, ctx.registry, jsonOptions(ctx, true), model, results);
-    if (many) return { body: reps };
-    return { body: reps[0], location: objectUrl(ctx.origin, model, results[0]!) };
+    const text = await answer(ctx, trx, model, results, !many, true);
+    if (many) return { body: text };
+    return { body: text, location: objectUrl(ctx.origin, model, results[0]!) };
   });
 }
 
@@ -182,14 +193,13 @@ async function writeAll(ctx: CallContext, trx: Trx, model: ResolvedModel, work: 
 }
 
 /** PUT or PATCH on a detail endpoint: the object must be within the change constraints before and after. */
-export async function updateObject(ctx: CallContext, model: ResolvedModel, id: number, body: unknown, mode: WriteMode, scopes: WriteScopes): Promise<unknown> {
+export async function updateObject(ctx: CallContext, model: ResolvedModel, id: number, body: unknown, mode: WriteMode, scopes: WriteScopes): Promise<string> {
   return inTransaction(ctx, async (trx) => {
     await requireTargets(trx, model, [id], scopes, true);
     await writeAll(ctx, trx, model, [{ item: body, mode, id }], false);
     await requireWithin(trx, model, [id], scopes.act);
     await afterWrite(trx, ctx.registry, model, [id]);
-    const [rep] = await readByIds(trx, ctx.registry, jsonOptions(ctx), model, [id]);
-    return rep;
+    return answer(ctx, trx, model, [id], true);
   });
 }
 
@@ -216,10 +226,10 @@ function bulkIds(body: unknown): { ids: number[]; items: Array<Record<string, un
 }
 
 /** PUT or PATCH on a list endpoint: an array of {id, ...changes}; all-or-none. */
-export async function bulkUpdate(ctx: CallContext, model: ResolvedModel, body: unknown, mode: WriteMode, scopes: WriteScopes): Promise<unknown> {
+export async function bulkUpdate(ctx: CallContext, model: ResolvedModel, body: unknown, mode: WriteMode, scopes: WriteScopes): Promise<string> {
   if (Array.isArray(body)) checkBulkSize(ctx, body.length);
   const { ids, items } = bulkIds(body);
-  if (!ids.length) return [];
+  if (!ids.length) return '[]';
   return inTransaction(ctx, async (trx) => {
     await requireTargets(trx, model, ids, scopes, false);
     const work = items.map((item, i) => {
@@ -230,7 +240,7 @@ export async function bulkUpdate(ctx: CallContext, model: ResolvedModel, body: u
     await writeAll(ctx, trx, model, work, true);
     await requireWithin(trx, model, ids, scopes.act);
     await afterWrite(trx, ctx.registry, model, ids);
-    return readByIds(trx, ctx.registry, jsonOptions(ctx), model, ids);
+    return answer(ctx, trx, model, ids, false);
   });
 }
 

@@ -117,6 +117,54 @@ describe('the credential cache on one instance', () => {
     const after = await get(key);
     expect(after.body.results.map((s: { name: string }) => s.name)).toEqual([a.body.name]);
   });
+
+  test('a create or change with a token seen before costs no lookup: the answer is read back with the check, before commit', async () => {
+    const key = await t.makeToken({ superuser: true });
+    expect((await get(key)).status).toBe(200);
+    const created = await statementsOf(t, () => t.api.post(SITES).set('Authorization', `Token ${key}`).send({ name: 'cc-write', slug: 'cc-write' }));
+    expect(created.status).toBe(201);
+    expect(created.statements.some((s) => s.includes('"users_token"'))).toBe(false);
+    expect(created.statements.at(-2)).toContain('"patchbay_auth_version"');
+    expect(created.statements.at(-1)).toMatch(/^COMMIT/);
+  });
+
+  test('deleted, expired or disabled: the next create or change is refused and writes nothing', async () => {
+    const write = (key: string, slug: string) => t.api.post(SITES).set('Authorization', `Token ${key}`).send({ name: slug, slug });
+    const exists = async (slug: string) => (await t.knex.raw(`SELECT count(*)::int AS n FROM "dcim_site" WHERE "slug" = ?`, [slug])).rows[0].n as number;
+
+    const deleted = await t.makeToken({ superuser: true });
+    expect((await write(deleted, 'cc-w-1')).status).toBe(201);
+    await t.knex.raw(`DELETE FROM "users_token" WHERE "key" = ?`, [deleted]);
+    expect((await write(deleted, 'cc-w-2')).body).toEqual({ detail: 'Invalid token' });
+    expect(await exists('cc-w-2')).toBe(0);
+
+    const expired = await t.makeToken({ superuser: true });
+    expect((await write(expired, 'cc-w-3')).status).toBe(201);
+    await t.knex.raw(`UPDATE "users_token" SET "expires" = now() - interval '1 minute' WHERE "key" = ?`, [expired]);
+    const site = (await t.knex.raw(`SELECT "id" FROM "dcim_site" WHERE "slug" = 'cc-w-3'`)).rows[0].id as number;
+    const patched = await t.api.patch(`${SITES}${site}/`).set('Authorization', `Token ${expired}`).send({ description: 'changed' });
+    expect(patched.body).toEqual({ detail: 'Token expired' });
+    expect((await t.knex.raw(`SELECT "description" FROM "dcim_site" WHERE "id" = ?`, [site])).rows[0].description).toBe('');
+
+    const disabled = await t.makeToken({ superuser: true });
+    expect((await write(disabled, 'cc-w-4')).status).toBe(201);
+    await t.knex.raw(`UPDATE "users_user" SET "is_active" = false WHERE "id" = (SELECT "user_id" FROM "users_token" WHERE "key" = ?)`, [disabled]);
+    const bulk = await t.api.patch(SITES).set('Authorization', `Token ${disabled}`).send([{ id: site, description: 'changed' }]);
+    expect(bulk.body).toEqual({ detail: 'User inactive or deleted.' });
+    expect((await t.knex.raw(`SELECT "description" FROM "dcim_site" WHERE "id" = ?`, [site])).rows[0].description).toBe('');
+  });
+
+  test('a write refused on cached permissions is honoured once a grant widens them', async () => {
+    const key = await t.makeToken();
+    const user = (await t.knex.raw(`SELECT "user_id" FROM "users_token" WHERE "key" = ?`, [key])).rows[0].user_id as number;
+    const perm = await t.api.post('/api/users/permissions/').set(t.auth).send({ name: `cc add ${user}`, object_types: ['dcim.site'], actions: ['view', 'add'], users: [user], constraints: { status: 'planned' } });
+    expect(perm.status).toBe(201);
+    const add = (slug: string) => t.api.post(SITES).set('Authorization', `Token ${key}`).send({ name: slug, slug, status: 'active' });
+    expect((await add(`cc-p-${user}-1`)).status).toBe(403);
+    // Widened behind the API's back: only the auth version tells the cache.
+    await t.knex.raw(`UPDATE "users_objectpermission" SET "constraints" = NULL WHERE "id" = ?`, [perm.body.id]);
+    expect((await add(`cc-p-${user}-2`)).status).toBe(201);
+  });
 });
 
 const onPostgres = TEST_DATABASE_URL ? describe : describe.skip;

@@ -47,19 +47,31 @@ function checkColumns(checks: readonly Sql[]): Sql {
   return join(checks.map((c, i) => sql`, ${c} AS ${ident(`check_${i}`)}`), '');
 }
 
-export interface ObjectsRead {
+export interface WrittenRead {
   model: ResolvedModel;
-  /** Conditions on the table aliased "t" (an id, the permission scope). */
-  conditions: Sql[];
-  form: Form;
-  omit: ReadonlySet<string>;
+  /** The objects a write touched, in request order. */
+  ids: readonly number[];
+  /** One object (its representation) rather than a list (an array of them). */
+  single: boolean;
   json: JsonOptions;
+  /** A condition the answer depends on (cached credentials still current), read before the write commits. */
+  current: Sql;
 }
 
-/** The representation of each matching row, as JSON text, with its id. Columns: "id", "body" (text). */
-export function objectsStatement(registry: Registry, q: ObjectsRead): Sql {
-  const object = representationOf(registry, q.model, q.form, q.omit, q.json.revealSecrets);
-  return sql`SELECT ${column('t', 'id')} AS "id", (${object})::text AS "body" FROM ${ident(q.model.table)} AS "t" WHERE ${and(q.conditions)}`.bindParams({ origin: q.json.origin });
+/**
+ * The answer to a write, built by PostgreSQL inside the write's transaction: "body" is the object's
+ * representation (single) or the array of them in request order, as text ready to send; "current" the
+ * `current` condition. A single object is picked by `id = $1`, not `= ANY($1)`: with a scalar the
+ * planner keeps the statement's generic plan, where an array parameter has it plan the large
+ * representation again on every execution (measured: 1.3 ms of 1.6 ms per create).
+ */
+export function writtenStatement(registry: Registry, q: WrittenRead): Sql {
+  const object = representationOf(registry, q.model, 'full', new Set(), q.json.revealSecrets);
+  const table = ident(q.model.table);
+  if (q.single) {
+    return sql`SELECT ${q.current} AS "current", (SELECT (${object})::text FROM ${table} AS "t" WHERE "t"."id" = ${q.ids[0] ?? null}::bigint) AS "body"`.bindParams({ origin: q.json.origin });
+  }
+  return sql`SELECT ${q.current} AS "current", coalesce((SELECT array_to_json(array_agg((${object}) ORDER BY "i"."n")) FROM unnest(${[...q.ids]}::bigint[]) WITH ORDINALITY AS "i"("id", "n") JOIN ${table} AS "t" ON "t"."id" = "i"."id"), '[]'::json)::text AS "body"`.bindParams({ origin: q.json.origin });
 }
 
 export interface DetailRead {
