@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { ResolvedModel } from '../definitions/registry-types';
-import { prepareWrite, type WriteMode } from '../validation/prepare-write';
+import { prepareWrite, type Prepared, type PreparedWrite, type WriteMode } from '../validation/prepare-write';
+import { fitsRowSet, insertRowSet, updateRowSet } from '../storage/write-row-sets';
 import { ValidationError, type FieldErrors } from '../validation/field-errors';
 import { insertRow, setLinks, updateRow, setChildren, childConstraintErrors } from '../storage/write-rows';
 import { deleteObjects, GenericProtectedError, protectingObjects } from '../storage/delete-objects';
@@ -16,21 +17,19 @@ import { andAll, type Condition } from '../query/conditions';
 import { quoteIdent } from '../storage/identifiers';
 import { parsePk } from '../validation/resolve-related';
 import { runFieldValidators } from '../validation/named-validators';
-import { runChecks } from '../validation/definition-checks';
+import { runChecks, runChecksOnMany } from '../validation/definition-checks';
 import { afterWrite, beforeDelete } from '../storage/role-hooks';
 
 type Trx = Knex.Transaction;
 
 /** Writes one prepared object; a constraint the database refuses becomes that element's field errors. */
-async function writeOne(ctx: CallContext, trx: Trx, model: ResolvedModel, body: unknown, mode: WriteMode, id: number | undefined, many: boolean): Promise<number | FieldErrors> {
+async function writeOne(ctx: CallContext, trx: Trx, model: ResolvedModel, write: PreparedWrite, id: number | undefined, many: boolean): Promise<number | FieldErrors> {
   // In a bulk request a failed element is undone to its savepoint so the others can still be checked
   // and every error reported; a single write just fails, and its transaction with it.
   const savepoint = async (sql: string) => {
     if (many) await trx.raw(sql);
   };
-  const prepared = await prepareWrite(trx, ctx.registry, model, body, mode, { strictFields: ctx.config.rejectUnknownFields, id });
-  if (!prepared.ok) return prepared.errors;
-  const { columns, links, children, mergeColumns } = prepared.write;
+  const { columns, links, children, mergeColumns } = write;
   if (id !== undefined && model.tree && 'parent_id' in columns) {
     const problem = await checkTreeParent(trx, model, id, columns.parent_id as number | null);
     if (problem) return { parent: [problem] };
@@ -59,6 +58,72 @@ async function writeOne(ctx: CallContext, trx: Trx, model: ResolvedModel, body: 
   }
 }
 
+/**
+ * A set-based write the database refused (a uniqueness or reference constraint, on some row of many):
+ * the transaction is run again writing one element at a time, so each element's errors can be told.
+ */
+class RowSetRefused extends Error {
+  constructor() {
+    super('a set-based write was refused; writing one element at a time');
+    this.name = 'RowSetRefused';
+  }
+}
+
+/**
+ * Whether prepared elements can be written set-based: one statement per group of elements setting the
+ * same columns. Links, child rows, tree parents and named validators are written element by element.
+ */
+function fitsSetWrite(model: ResolvedModel, writes: readonly PreparedWrite[], creating: boolean): boolean {
+  if (model.tree) return false;
+  return writes.every((w) => {
+    if (w.links.size || w.children.size || !fitsRowSet(model, w.columns)) return false;
+    if (creating && !Object.keys(w.columns).length) return false;
+    return !model.fieldList.some((f) => f.def.validators?.length && f.column && f.column in w.columns);
+  });
+}
+
+/** Elements grouped by the columns they set, each group in request order. */
+function byColumnSet<T extends { write: PreparedWrite }>(items: readonly T[]): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const key = JSON.stringify([Object.keys(item.write.columns).sort(), [...item.write.mergeColumns].sort()]);
+    const group = groups.get(key);
+    if (group) group.push(item);
+    else groups.set(key, [item]);
+  }
+  return groups;
+}
+
+/**
+ * Writes every element with one statement per column set, then judges the definition's checks on all
+ * of them in one statement. A refusal by the database aborts the transaction (RowSetRefused).
+ */
+async function writeSet(trx: Trx, model: ResolvedModel, writes: readonly PreparedWrite[], ids: ReadonlyArray<number | undefined>): Promise<number[]> {
+  const out: number[] = new Array<number>(writes.length);
+  const items = writes.map((write, i) => ({ write, i, id: ids[i] }));
+  try {
+    for (const group of byColumnSet(items).values()) {
+      const names = Object.keys(group[0]!.write.columns).sort();
+      const creating = group[0]!.id === undefined;
+      if (creating) {
+        const created = await insertRowSet(trx, model, names, group.map((g) => g.write.columns));
+        group.forEach((g, k) => (out[g.i] = created[k]!));
+      } else {
+        await updateRowSet(trx, model, names, group.map((g) => ({ id: g.id!, columns: g.write.columns })), new Set(group[0]!.write.mergeColumns));
+        for (const g of group) out[g.i] = g.id!;
+      }
+    }
+  } catch (e) {
+    // Integrity (23) and data (22) errors belong to some element; written one at a time, each is told.
+    const code = asPgError(e)?.code ?? '';
+    if (code.startsWith('23') || code.startsWith('22')) throw new RowSetRefused();
+    throw e;
+  }
+  const broken = await runChecksOnMany(trx, model, out);
+  if (broken.size) throw new ValidationError(out.map((id) => broken.get(id) ?? {}));
+  return out;
+}
+
 /** deadlock_detected, serialization_failure: PostgreSQL rolled the whole transaction back, and running it again is safe. */
 const RETRYABLE = new Set(['40P01', '40001']);
 const ATTEMPTS = 3;
@@ -68,11 +133,17 @@ const ATTEMPTS = 3;
  * Writes lock rows in different orders (a delete top down, a change its own row and then the rows its
  * checks read), so two of them can deadlock; PostgreSQL then aborts one, which is run again from the start.
  */
-async function inTransaction<T>(ctx: CallContext, work: (trx: Trx) => Promise<T>): Promise<T> {
+async function inTransaction<T>(ctx: CallContext, work: (trx: Trx, careful: boolean) => Promise<T>): Promise<T> {
+  let careful = false;
   for (let attempt = 1; ; attempt++) {
     try {
-      return await ctx.knex.transaction(work);
+      return await ctx.knex.transaction((trx) => work(trx, careful));
     } catch (e) {
+      if (e instanceof RowSetRefused && !careful) {
+        careful = true;
+        attempt--;
+        continue;
+      }
       if (attempt >= ATTEMPTS || !RETRYABLE.has(asPgError(e)?.code ?? '')) throw e;
     }
   }
@@ -152,8 +223,8 @@ export async function createObjects(ctx: CallContext, model: ResolvedModel, body
   const items = many ? (body as unknown[]) : [body];
   if (many && !items.length) throw new HttpError(400, { non_field_errors: ['Expected a list of items but got an empty list.'] });
   checkBulkSize(ctx, items.length);
-  return inTransaction(ctx, async (trx) => {
-    const results = await writeAll(ctx, trx, model, items.map((item) => ({ item: withOwner(ctx, model, item), mode: 'create' as const })), many);
+  return inTransaction(ctx, async (trx, careful) => {
+    const results = await writeAll(ctx, trx, model, items.map((item) => ({ item: withOwner(ctx, model, item), mode: 'create' as const })), many, careful);
     await requireWithin(trx, model, results, addScope);
     await afterWrite(trx, ctx.registry, model, results);
     // The response that creates an object shows its secrets (a new token's key), whatever ALLOW_TOKEN_RETRIEVAL says.
@@ -172,14 +243,28 @@ function checkBulkSize(ctx: CallContext, n: number): void {
 /** Elements written between two turns of the event loop, so that a large bulk request does not hold up every other. */
 const YIELD_EVERY = 200;
 
-/** Writes every element, collecting errors; all-or-none. */
-async function writeAll(ctx: CallContext, trx: Trx, model: ResolvedModel, work: Array<{ item: unknown; mode: WriteMode; id?: number }>, many: boolean): Promise<number[]> {
+/**
+ * Writes every element, collecting errors; all-or-none. Every element is validated first (as NetBox's
+ * serializers validate a whole list before saving); a bulk request whose elements are all valid and
+ * plain is then written set-based, unless `careful` (an earlier attempt's set was refused).
+ */
+async function writeAll(ctx: CallContext, trx: Trx, model: ResolvedModel, work: Array<{ item: unknown; mode: WriteMode; id?: number }>, many: boolean, careful = false): Promise<number[]> {
+  const prepared: Prepared[] = [];
+  for (const [i, w] of work.entries()) {
+    if (i && i % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
+    prepared.push(await prepareWrite(trx, ctx.registry, model, w.item, w.mode, { strictFields: ctx.config.rejectUnknownFields, id: w.id }));
+  }
+  const writes = prepared.flatMap((p) => (p.ok ? [p.write] : []));
+  if (many && !careful && writes.length === work.length && writes.length > 1 && fitsSetWrite(model, writes, work[0]!.id === undefined)) {
+    return writeSet(trx, model, writes, work.map((w) => w.id));
+  }
   const ids: number[] = [];
   const errors: FieldErrors[] = [];
   let failed = false;
   for (const [i, w] of work.entries()) {
     if (i && i % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
-    const r = await writeOne(ctx, trx, model, w.item, w.mode, w.id, many);
+    const p = prepared[i]!;
+    const r = p.ok ? await writeOne(ctx, trx, model, p.write, w.id, many) : p.errors;
     if (isErrors(r)) {
       failed = true;
       errors.push(r);
@@ -230,14 +315,14 @@ export async function bulkUpdate(ctx: CallContext, model: ResolvedModel, body: u
   if (Array.isArray(body)) checkBulkSize(ctx, body.length);
   const { ids, items } = bulkIds(body);
   if (!ids.length) return '[]';
-  return inTransaction(ctx, async (trx) => {
+  return inTransaction(ctx, async (trx, careful) => {
     await requireTargets(trx, model, ids, scopes, false);
     const work = items.map((item, i) => {
       const rest: Record<string, unknown> = { ...item };
       delete rest.id;
       return { item: rest, mode, id: ids[i]! };
     });
-    await writeAll(ctx, trx, model, work, true);
+    await writeAll(ctx, trx, model, work, true, careful);
     await requireWithin(trx, model, ids, scopes.act);
     await afterWrite(trx, ctx.registry, model, ids);
     return answer(ctx, trx, model, ids, false);

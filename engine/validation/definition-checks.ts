@@ -43,6 +43,8 @@ function brokenWhen(model: ResolvedModel, check: Check): string {
 
 interface CompiledChecks {
   sql: string;
+  /** The same verdicts for many objects at once, with each row's "id". */
+  manySql: string;
   checks: Check[];
   placeholders: string[];
 }
@@ -60,7 +62,13 @@ export function compileChecks(model: ResolvedModel): CompiledChecks | null {
       ...checks.map((c, i) => `COALESCE((${brokenWhen(model, c)}), FALSE) AS "c${i}"`),
       ...placeholders.map((p, i) => `(${valueAt(model, p)})::text AS "v${i}"`),
     ];
-    result = { sql: `SELECT ${columns.join(', ')} FROM ${quoteIdent(model.table)} AS "t" WHERE "t"."id" = ?`, checks, placeholders };
+    const from = `FROM ${quoteIdent(model.table)} AS "t"`;
+    result = {
+      sql: `SELECT ${columns.join(', ')} ${from} WHERE "t"."id" = ?`,
+      manySql: `SELECT "t"."id" AS "id", ${columns.join(', ')} ${from} WHERE "t"."id" = ANY(?::bigint[])`,
+      checks,
+      placeholders,
+    };
   }
   compiled.set(model, result);
   return result;
@@ -74,8 +82,23 @@ export async function runChecks(db: Db, model: ResolvedModel, id: number): Promi
   const c = compileChecks(model);
   if (!c) return {};
   const row = ((await db.raw(c.sql, [id])).rows as Array<Record<string, unknown>>)[0];
+  return row ? verdicts(c, row) : {};
+}
+
+/** runChecks for many objects in one statement: id -> field -> messages (objects without errors absent). */
+export async function runChecksOnMany(db: Db, model: ResolvedModel, ids: readonly number[]): Promise<Map<number, Record<string, string[]>>> {
+  const out = new Map<number, Record<string, string[]>>();
+  const c = compileChecks(model);
+  if (!c || !ids.length) return out;
+  for (const row of (await db.raw(c.manySql, [[...ids]])).rows as Array<Record<string, unknown>>) {
+    const errors = verdicts(c, row);
+    if (Object.keys(errors).length) out.set(Number(row.id), errors);
+  }
+  return out;
+}
+
+function verdicts(c: CompiledChecks, row: Record<string, unknown>): Record<string, string[]> {
   const errors: Record<string, string[]> = {};
-  if (!row) return errors;
   c.checks.forEach((check, i) => {
     if (row[`c${i}`] !== true) return;
     const message = check.message.replace(PLACEHOLDER, (_m, p: string) => String(row[`v${c.placeholders.indexOf(p)}`] ?? ''));

@@ -280,3 +280,72 @@ describe('bulk delete', () => {
     expect(await reread(SITES, ids)).toEqual(before);
   });
 });
+
+/**
+ * Bulk writes are set-based (issue 14): the elements' rows go in one INSERT or UPDATE per set of columns,
+ * so a request's statements do not grow with its size; the definitions' checks are judged on all of them
+ * in one statement, and a refusal still comes back aligned with the elements.
+ */
+describe('set-based bulk writes', () => {
+  const statementsOf = async (send: () => Promise<{ status: number }>) => {
+    t.queries.reset();
+    const res = await send();
+    return { status: res.status, n: t.queries.count };
+  };
+  const sites = (n: number, tag: string) => Array.from({ length: n }, (_, i) => ({ name: `Set ${tag} ${i}`, slug: `set-${tag}-${i}`, description: `d${i}`, custom_fields: {} }));
+
+  test('a create or change of 100 objects costs the statements of one of 2', async () => {
+    const small = await statementsOf(() => t.api.post(SITES).set(t.auth).send(sites(2, 'small')));
+    const large = await statementsOf(() => t.api.post(SITES).set(t.auth).send(sites(100, 'large')));
+    expect([small.status, large.status]).toEqual([201, 201]);
+    expect(large.n).toBe(small.n);
+    const made = (await t.api.get(`${SITES}?slug__isw=set-large-&limit=100&ordering=id`).set(t.auth)).body.results as Array<{ id: number; slug: string }>;
+    expect(made.map((s) => s.slug)).toEqual(Array.from({ length: 100 }, (_, i) => `set-large-${i}`));
+    const two = made.slice(0, 2).map((s, i) => ({ id: s.id, description: `two ${i}`, custom_fields: {} }));
+    const hundred = made.map((s, i) => ({ id: s.id, description: `hundred ${i}`, custom_fields: {} }));
+    const patchSmall = await statementsOf(() => t.api.patch(SITES).set(t.auth).send(two));
+    const patchLarge = await statementsOf(() => t.api.patch(SITES).set(t.auth).send(hundred));
+    expect([patchSmall.status, patchLarge.status]).toEqual([200, 200]);
+    expect(patchLarge.n).toBe(patchSmall.n);
+    const after = (await t.api.get(`${SITES}?slug__isw=set-large-&limit=100`).set(t.auth)).body.results as Array<{ id: number; description: string }>;
+    for (const s of after) expect(s.description).toBe(`hundred ${made.findIndex((m) => m.id === s.id)}`);
+  });
+
+  test('created in request order, each element with its own columns and values', async () => {
+    const body = [
+      { name: 'Set order b', slug: 'set-order-b', status: 'planned' },
+      { name: 'Set order a', slug: 'set-order-a', description: 'only this one' },
+      { name: 'Set order c', slug: 'set-order-c', status: 'retired', facility: 'F9' },
+    ];
+    const res = await t.api.post(SITES).set(t.auth).send(body);
+    expect(res.status).toBe(201);
+    expect(res.body.map((s: { slug: string }) => s.slug)).toEqual(['set-order-b', 'set-order-a', 'set-order-c']);
+    expect(res.body.map((s: { status: { value: string } }) => s.status.value)).toEqual(['planned', 'active', 'retired']);
+    expect(res.body.map((s: { description: string }) => s.description)).toEqual(['', 'only this one', '']);
+    expect(res.body[2].facility).toBe('F9');
+    expect(norm(res.body)).toEqual(await reread(SITES, res.body.map((s: { id: number }) => s.id)));
+  });
+
+  test('a unique clash in the middle of 50: 400 with the error at its position, and nothing created', async () => {
+    const before = await countOf('dcim.site');
+    const body = sites(50, 'clash');
+    body[31] = { ...body[31]!, slug: body[4]!.slug };
+    const res = await t.api.post(SITES).set(t.auth).send(body);
+    expect(res.status).toBe(400);
+    expect(res.body).toHaveLength(50);
+    expect(res.body[31]).toEqual({ slug: ['site with this slug already exists.'] });
+    expect(res.body.filter((e: object) => Object.keys(e).length)).toHaveLength(1);
+    expect(await countOf('dcim.site')).toBe(before);
+  });
+
+  test('a definition check broken by one element of many: 400 aligned, and nothing created', async () => {
+    const group = await t.api.post('/api/ipam/vlan-groups/').set(t.auth).send({ name: 'Set group', slug: 'set-group', min_vid: 100, max_vid: 199 });
+    expect(group.status).toBe(201);
+    const before = await countOf('ipam.vlan');
+    const vlans = [150, 160, 250, 170].map((vid) => ({ vid, name: `set vlan ${vid}`, group: group.body.id }));
+    const res = await t.api.post('/api/ipam/vlans/').set(t.auth).send(vlans);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual([{}, {}, { vid: ['VID must be between 100 and 199 for VLANs in group Set group'] }, {}]);
+    expect(await countOf('ipam.vlan')).toBe(before);
+  });
+});
