@@ -7,6 +7,7 @@ import { apiRoot, appRoot, status, API_VERSION_HEADER } from './routes/api-root'
 import { handleDetail, handleList } from './routes/model-routes';
 import { authenticate, type Principal } from './auth/authenticate';
 import { authVersionIsCurrent, CredentialCache, StaleCredentials } from './auth/credential-cache';
+import { CustomFieldCache } from './validation/custom-field-cache';
 import type { ResolvedModel } from './definitions/registry-types';
 import { loadGrants, scopeFor, type Grant } from './auth/permissions';
 import { listAction } from './routes/list-actions';
@@ -29,7 +30,7 @@ function originOf(ctx: ApiContext, req: Request): string {
 
 /** The HTTP application: every route derived from the registry; no route written for a particular model. */
 export function createApp(given: ApiContext): express.Express {
-  const ctx: ApiContext = { ...given, credentials: given.credentials ?? new CredentialCache() };
+  const ctx: ApiContext = { ...given, credentials: given.credentials ?? new CredentialCache(), customFields: given.customFields ?? new CustomFieldCache() };
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);

@@ -4,6 +4,7 @@ import type { Config } from '../config';
 import type { Principal } from '../auth/authenticate';
 import type { Clock } from '../auth/clock';
 import type { CredentialCache } from '../auth/credential-cache';
+import type { CustomFieldCache } from '../validation/custom-field-cache';
 import type { Action, Scope } from '../auth/permissions';
 import type { ResolvedModel } from '../definitions/registry-types';
 
@@ -17,6 +18,8 @@ export interface ApiContext {
   embedded?: boolean;
   /** Tokens this process has looked up, for reads (createApp makes one when none is given). */
   credentials?: CredentialCache;
+  /** Custom field definitions this process has read, for writes made in one statement (createApp makes one). */
+  customFields?: CustomFieldCache;
 }
 
 export interface CallContext extends ApiContext {

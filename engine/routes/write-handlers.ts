@@ -1,7 +1,9 @@
 import type { Knex } from 'knex';
 import type { ResolvedModel } from '../definitions/registry-types';
 import { prepareWrite, type Prepared, type PreparedWrite, type WriteMode } from '../validation/prepare-write';
-import { fitsRowSet, insertRowSet, updateRowSet } from '../storage/write-row-sets';
+import { insertRowSet, updateRowSet } from '../storage/write-row-sets';
+import { modelWritesPlainly, writesOnlyRow } from './plain-writes';
+import { createInOneStatement, updateInOneStatement } from './one-statement-writes';
 import { ValidationError, type FieldErrors } from '../validation/field-errors';
 import { insertRow, setLinks, updateRow, setChildren, childConstraintErrors } from '../storage/write-rows';
 import { deleteObjects, GenericProtectedError, protectingObjects } from '../storage/delete-objects';
@@ -9,7 +11,7 @@ import { refusedDelete } from './refused-delete';
 import { asPgError, constraintErrors, FK_VIOLATION, RESTRICT_VIOLATION } from '../storage/db-errors';
 import { objectUrl, writtenObjects } from '../query/read-objects';
 import { credentialsAreCurrent, StaleCredentials } from '../auth/credential-cache';
-import { jsonOptions } from './read-handlers';
+import { asFragment, jsonOptions } from './read-handlers';
 import { checkTreeParent } from '../storage/tree-parent';
 import type { CallContext } from './api-context';
 import { HttpError, notFound, permissionDenied } from './http-error';
@@ -69,17 +71,9 @@ class RowSetRefused extends Error {
   }
 }
 
-/**
- * Whether prepared elements can be written set-based: one statement per group of elements setting the
- * same columns. Links, child rows, tree parents and named validators are written element by element.
- */
+/** Whether prepared elements can be written set-based: one statement per group of elements setting the same columns. */
 function fitsSetWrite(model: ResolvedModel, writes: readonly PreparedWrite[], creating: boolean): boolean {
-  if (model.tree) return false;
-  return writes.every((w) => {
-    if (w.links.size || w.children.size || !fitsRowSet(model, w.columns)) return false;
-    if (creating && !Object.keys(w.columns).length) return false;
-    return !model.fieldList.some((f) => f.def.validators?.length && f.column && f.column in w.columns);
-  });
+  return modelWritesPlainly(model) && writes.every((w) => writesOnlyRow(model, w, creating));
 }
 
 /** Elements grouped by the columns they set, each group in request order. */
@@ -223,6 +217,10 @@ export async function createObjects(ctx: CallContext, model: ResolvedModel, body
   const items = many ? (body as unknown[]) : [body];
   if (many && !items.length) throw new HttpError(400, { non_field_errors: ['Expected a list of items but got an empty list.'] });
   checkBulkSize(ctx, items.length);
+  if (!many && !addScope.length) {
+    const done = await createInOneStatement(ctx, model, withOwner(ctx, model, body));
+    if (done) return { body: done.body, location: objectUrl(ctx.origin, model, done.id) };
+  }
   return inTransaction(ctx, async (trx, careful) => {
     const results = await writeAll(ctx, trx, model, items.map((item) => ({ item: withOwner(ctx, model, item), mode: 'create' as const })), many, careful);
     await requireWithin(trx, model, results, addScope);
@@ -279,6 +277,10 @@ async function writeAll(ctx: CallContext, trx: Trx, model: ResolvedModel, work: 
 
 /** PUT or PATCH on a detail endpoint: the object must be within the change constraints before and after. */
 export async function updateObject(ctx: CallContext, model: ResolvedModel, id: number, body: unknown, mode: WriteMode, scopes: WriteScopes): Promise<string> {
+  if (!scopes.act.length && scopes.view !== null) {
+    const done = await updateInOneStatement(ctx, model, id, body, mode, scopes.view.map(asFragment));
+    if (done !== null) return done;
+  }
   return inTransaction(ctx, async (trx) => {
     await requireTargets(trx, model, [id], scopes, true);
     await writeAll(ctx, trx, model, [{ item: body, mode, id }], false);

@@ -67,9 +67,14 @@ async function customFieldsDeleting(db: Db, registry: Registry, model: ResolvedM
   }
 }
 
+/** Whether writing objects of the model does more than write their rows (afterWrite has work). */
+export function hasWriteHooks(model: ResolvedModel): boolean {
+  return model.def.role === 'custom_field';
+}
+
 /** What the engine does, inside the write's transaction, when objects playing a role change. */
 export async function afterWrite(db: Db, registry: Registry, model: ResolvedModel, ids: number[]): Promise<void> {
-  if (model.def.role === 'custom_field' && ids.length) await customFieldsWritten(db, registry, model, ids);
+  if (hasWriteHooks(model) && ids.length) await customFieldsWritten(db, registry, model, ids);
 }
 
 export async function beforeDelete(db: Db, registry: Registry, model: ResolvedModel, ids: number[]): Promise<void> {

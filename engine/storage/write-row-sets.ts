@@ -34,7 +34,7 @@ export function fitsRowSet(model: ResolvedModel, columns: Columns): boolean {
 }
 
 /** The row as the JSON document carries it: JSON columns as their document, not its text. */
-function documentRow(model: ResolvedModel, columns: Columns, id?: number): Columns {
+export function documentRow(model: ResolvedModel, columns: Columns, id?: number): Columns {
   const json = jsonColumns(model);
   const out: Columns = id === undefined ? {} : { id };
   for (const [c, v] of Object.entries(columns)) out[c] = json.has(c) && typeof v === 'string' ? (JSON.parse(v) as unknown) : v;

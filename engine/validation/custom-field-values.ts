@@ -99,8 +99,15 @@ export function customFieldValueProblem(def: CustomFieldDef, v: unknown): string
  * choices, object references; on create, fills defaults and insists on required fields. Returns the
  * data to store (complete on create, the changed keys otherwise) or the error messages.
  */
-export async function prepareCustomFields(db: Db, registry: Registry, model: ResolvedModel, data: Record<string, unknown> | undefined, creating: boolean): Promise<{ ok: true; value: Record<string, unknown> } | { ok: false; errors: string[] }> {
-  const defs = await customFieldsOf(db, registry, model);
+export async function prepareCustomFields(
+  db: Db,
+  registry: Registry,
+  model: ResolvedModel,
+  data: Record<string, unknown> | undefined,
+  creating: boolean,
+  known?: readonly CustomFieldDef[],
+): Promise<{ ok: true; value: Record<string, unknown> } | { ok: false; errors: string[] }> {
+  const defs = known ?? (await customFieldsOf(db, registry, model));
   const byName = new Map(defs.map((d) => [d.name, d]));
   const errors: string[] = [];
   const out: Record<string, unknown> = {};

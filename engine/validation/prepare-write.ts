@@ -7,7 +7,7 @@ import { normalizeCidr, normalizeInet, normalizeMac } from './ip-values';
 import { missingIds, resolveRelated } from './resolve-related';
 import { findBadString } from './string-hygiene';
 import { hashPassword } from '../auth/passwords';
-import { prepareCustomFields } from './custom-field-values';
+import { prepareCustomFields, type CustomFieldDef } from './custom-field-values';
 import { coerceBody } from './coerce-values';
 import { linearRegex } from './linear-regex';
 import { quoteIdent } from '../storage/identifiers';
@@ -31,6 +31,8 @@ export interface WriteOptions {
   strictFields?: boolean;
   /** The object an update writes to: a partial update of half a generic relation keeps its stored other half. */
   id?: number;
+  /** The model's custom field definitions, already read (a write made in one statement checks them there). */
+  customFields?: readonly CustomFieldDef[];
 }
 
 /** Names a representation shows but a write ignores (so a GET body can be PUT back). */
@@ -111,7 +113,7 @@ export async function prepareWrite(
         addError(errors, field.name, bad);
         continue;
       }
-      const r = await prepareCustomFields(db, registry, model, body[field.name] as Record<string, unknown> | undefined, mode === 'create');
+      const r = await prepareCustomFields(db, registry, model, body[field.name] as Record<string, unknown> | undefined, mode === 'create', opts.customFields);
       if (!r.ok) for (const m of r.errors) addError(errors, field.name, m);
       else {
         columns[field.column!] = JSON.stringify(r.value);

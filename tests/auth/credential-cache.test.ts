@@ -118,14 +118,22 @@ describe('the credential cache on one instance', () => {
     expect(after.body.results.map((s: { name: string }) => s.name)).toEqual([a.body.name]);
   });
 
-  test('a create or change with a token seen before costs no lookup: the answer is read back with the check, before commit', async () => {
+  test('a create or change with a token seen before costs no lookup: the write checks the cache before it commits', async () => {
     const key = await t.makeToken({ superuser: true });
     expect((await get(key)).status).toBe(200);
-    const created = await statementsOf(t, () => t.api.post(SITES).set('Authorization', `Token ${key}`).send({ name: 'cc-write', slug: 'cc-write' }));
-    expect(created.status).toBe(201);
-    expect(created.statements.some((s) => s.includes('"users_token"'))).toBe(false);
-    expect(created.statements.at(-2)).toContain('"patchbay_auth_version"');
-    expect(created.statements.at(-1)).toMatch(/^COMMIT/);
+    // Plain: one statement, guarded, without BEGIN or COMMIT.
+    const plain = await statementsOf(t, () => t.api.post(SITES).set('Authorization', `Token ${key}`).send({ name: 'cc-write', slug: 'cc-write' }));
+    expect(plain.status).toBe(201);
+    expect(plain.statements).toHaveLength(1);
+    expect(plain.statements[0]).toContain('"patchbay_auth_version"');
+    expect(plain.statements[0]).toContain('INSERT INTO "dcim_site"');
+    // With links (tags): a transaction whose last statement reads the answer back with the check.
+    const tag = await t.api.post('/api/extras/tags/').set(t.auth).send({ name: 'cc tag', slug: 'cc-tag' });
+    const linked = await statementsOf(t, () => t.api.post(SITES).set('Authorization', `Token ${key}`).send({ name: 'cc-write-2', slug: 'cc-write-2', tags: [tag.body.id] }));
+    expect(linked.status).toBe(201);
+    expect(linked.statements.some((s) => s.includes('"users_token"'))).toBe(false);
+    expect(linked.statements.at(-2)).toContain('"patchbay_auth_version"');
+    expect(linked.statements.at(-1)).toMatch(/^COMMIT/);
   });
 
   test('deleted, expired or disabled: the next create or change is refused and writes nothing', async () => {

@@ -1,0 +1,50 @@
+import type { ResolvedModel } from '../definitions/registry-types';
+import type { PreparedWrite } from '../validation/prepare-write';
+import type { CustomFieldDef } from '../validation/custom-field-values';
+import { compileChecks } from '../validation/definition-checks';
+import { hasWriteHooks } from '../storage/role-hooks';
+import { fitsRowSet } from '../storage/write-row-sets';
+
+/**
+ * Plain writes: those that come down to writing the objects' own rows, which the engine can write
+ * set-based (many objects, one statement) or answer in the same statement (one object). Links, child
+ * rows, tree parents, named validators and role hooks each need statements of their own.
+ */
+
+/** Whether the model's writes can ever be plain. */
+export function modelWritesPlainly(model: ResolvedModel): boolean {
+  return !model.tree && !hasWriteHooks(model);
+}
+
+/** Whether one prepared object's write only writes its own row's columns. */
+export function writesOnlyRow(model: ResolvedModel, write: PreparedWrite, creating: boolean): boolean {
+  if (write.links.size || write.children.size || !fitsRowSet(model, write.columns)) return false;
+  if (creating && !Object.keys(write.columns).length) return false;
+  return !model.fieldList.some((f) => f.def.validators?.length && f.column && f.column in write.columns);
+}
+
+/**
+ * Whether preparing this body reads nothing from the database: no relation named by attributes, no
+ * link, child or generic relation (whose targets are looked up and locked), no custom field naming
+ * objects. Such a body, with definitions already at hand, can be validated before any statement runs.
+ */
+export function preparesWithoutReads(model: ResolvedModel, body: unknown, customFields: readonly CustomFieldDef[]): boolean {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return false;
+  if (customFields.some((d) => d.type === 'object' || d.type === 'multiobject')) return false;
+  for (const [key, value] of Object.entries(body as Record<string, unknown>)) {
+    const field = model.fields.get(model.writeAliases.get(key) ?? key);
+    if (!field) {
+      if (model.fieldList.some((f) => f.kind === 'generic_fk' && (f.typeColumn === key || f.idColumn === key))) return false;
+      continue;
+    }
+    if (field.readOnly) continue;
+    if (field.kind === 'm2m' || field.kind === 'tags' || field.kind === 'children' || field.kind === 'generic_fk') return false;
+    if (field.kind === 'fk' && value !== null && typeof value === 'object') return false;
+  }
+  return true;
+}
+
+/** Whether the model's rows are judged by definition checks after a write (a statement of its own). */
+export function hasChecks(model: ResolvedModel): boolean {
+  return compileChecks(model) !== null;
+}
