@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import knexLib, { Knex } from 'knex';
 import pg from 'pg';
-import ClientPgLite from 'knex-pglite';
+import { pgliteClientClass } from './pglite-client';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { lockDataDir, type DataDirLock } from './data-dir-lock';
@@ -74,7 +74,7 @@ export async function connectDatabase(opts: DatabaseOptions): Promise<Database> 
     // pg_trgm ships with PGlite as a loadable extension; the migration that needs it creates it.
     const pglite = new PGlite({ dataDir: opts.dataDir, extensions: { pg_trgm } });
     knex = knexLib({
-      client: ClientPgLite as unknown as typeof knexLib.Client,
+      client: pgliteClientClass(),
       dialect: 'postgres',
       connection: { pglite } as unknown as Knex.StaticConnectionConfig,
       searchPath: opts.schema ? [opts.schema] : undefined,

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { MAX_PREPARED_PER_CONNECTION, preparedName } from './prepared-names';
 import type { Knex } from 'knex';
 import type pg from 'pg';
 import { currentRequestScope } from './request-scope';
@@ -50,16 +50,6 @@ interface ConnectionState {
   prepared: Set<string>;
 }
 
-/**
- * How many statements one connection keeps prepared. The shapes of reads are many (each combination of
- * filters is its own text); past this the connection is retired, which frees its plans on the server.
- */
-const MAX_PREPARED_PER_CONNECTION = 500;
-
-/** The name a statement is prepared under: the same text always gets the same name. */
-function preparedName(text: string): string {
-  return `pb_${createHash('sha1').update(text).digest('hex')}`;
-}
 
 /**
  * knex's PostgreSQL client with two guards the server cannot give itself:
