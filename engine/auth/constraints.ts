@@ -1,6 +1,6 @@
 import type { ResolvedField, ResolvedModel } from '../definitions/registry-types';
-import type { Condition } from '../query/conditions';
-import { quoteIdent } from '../storage/identifiers';
+import { and, column, ident, or, sql, type Sql } from '../sql/fragment';
+import { castArray, castValue } from '../sql/casts';
 import { likeEscape } from '../filters/filter-values';
 import { comparableFor, type Comparable } from '../validation/comparable-values';
 
@@ -26,23 +26,22 @@ function bound(field: ResolvedField | null, value: unknown): Comparable {
   return c;
 }
 
-function scalar(col: string, field: ResolvedField | null, lookup: string, value: unknown): Condition {
+function scalar(col: Sql, field: ResolvedField | null, lookup: string, value: unknown): Sql {
   switch (lookup) {
     case 'exact': {
-      if (value === null) return { sql: `${col} IS NULL`, bindings: [] };
+      if (value === null) return sql`${col} IS NULL`;
       const b = bound(field, value);
-      return { sql: `${col} = ?${b.cast}`, bindings: [b.value] };
+      return sql`${col} = ${castValue(b.value, b.cast)}`;
     }
     case 'iexact':
-      return { sql: `${col}::text ILIKE ? ESCAPE '\\'`, bindings: [likeEscape(String(value))] };
+      return sql`${col}::text ILIKE ${likeEscape(String(value))} ESCAPE '\\'`;
     case 'in': {
       if (!Array.isArray(value)) throw new ConstraintError('__in needs a list');
       const bs = value.map((v) => bound(field, v));
-      const cast = bs[0]?.cast ?? '';
-      return { sql: `${col} = ANY(?${cast ? `${cast}[]` : ''})`, bindings: [bs.map((b) => b.value)] };
+      return sql`${col} = ANY(${castArray(bs.map((b) => b.value), bs[0]?.cast ?? null)})`;
     }
     case 'isnull':
-      return { sql: value ? `${col} IS NULL` : `${col} IS NOT NULL`, bindings: [] };
+      return value ? sql`${col} IS NULL` : sql`${col} IS NOT NULL`;
     case 'contains':
     case 'icontains':
     case 'startswith':
@@ -51,19 +50,18 @@ function scalar(col: string, field: ResolvedField | null, lookup: string, value:
     case 'iendswith': {
       const v = likeEscape(String(value));
       const pattern = lookup.endsWith('contains') ? `%${v}%` : lookup.endsWith('startswith') ? `${v}%` : `%${v}`;
-      const op = lookup.startsWith('i') ? 'ILIKE' : 'LIKE';
-      return { sql: `${col}::text ${op} ? ESCAPE '\\'`, bindings: [pattern] };
+      return lookup.startsWith('i') ? sql`${col}::text ILIKE ${pattern} ESCAPE '\\'` : sql`${col}::text LIKE ${pattern} ESCAPE '\\'`;
     }
     default: {
-      const op = { gt: '>', gte: '>=', lt: '<', lte: '<=' }[lookup]!;
+      const op = { gt: sql`>`, gte: sql`>=`, lt: sql`<`, lte: sql`<=` }[lookup]!;
       const b = bound(field, value);
-      return { sql: `${col} ${op} ?${b.cast}`, bindings: [b.value] };
+      return sql`${col} ${op} ${castValue(b.value, b.cast)}`;
     }
   }
 }
 
 /** One `path__lookup: value` pair of a constraint, as SQL on the model aliased `alias`. */
-function pair(model: ResolvedModel, alias: string, key: string, value: unknown): Condition {
+function pair(model: ResolvedModel, alias: string, key: string, value: unknown): Sql {
   const parts = key.split('__');
   const last = parts[parts.length - 1]!;
   const lookup = parts.length > 1 && LOOKUPS.has(last) ? last : 'exact';
@@ -71,12 +69,11 @@ function pair(model: ResolvedModel, alias: string, key: string, value: unknown):
   return walk(model, alias, path, lookup, value);
 }
 
-function walk(model: ResolvedModel, alias: string, path: string[], lookup: string, value: unknown): Condition {
+function walk(model: ResolvedModel, alias: string, path: string[], lookup: string, value: unknown): Sql {
   const [head, ...rest] = path;
-  const a = quoteIdent(alias);
   if (head === 'id' || head === 'pk') {
     if (rest.length) throw new ConstraintError(`cannot follow ${head}`);
-    return scalar(`${a}."id"`, null, lookup, value);
+    return scalar(column(alias, 'id'), null, lookup, value);
   }
   let field = model.fields.get(head!);
   let viaId = false;
@@ -86,41 +83,37 @@ function walk(model: ResolvedModel, alias: string, path: string[], lookup: strin
   }
   if (!field) throw new ConstraintError(`${model.label} has no field "${head}"`);
   if (field.kind === 'fk' && field.target) {
-    const col = `${a}.${quoteIdent(field.column!)}`;
+    const col = column(alias, field.column!);
     if (!rest.length) return scalar(col, null, lookup, value);
     if (viaId) throw new ConstraintError(`cannot follow ${head}`);
     const inner = nextAlias();
     const c = walk(field.target, inner, rest, lookup, value);
-    return { sql: `${col} IN (SELECT ${quoteIdent(inner)}."id" FROM ${quoteIdent(field.target.table)} AS ${quoteIdent(inner)} WHERE ${c.sql})`, bindings: c.bindings };
+    return sql`${col} IN (SELECT ${column(inner, 'id')} FROM ${ident(field.target.table)} AS ${ident(inner)} WHERE ${c})`;
   }
   if ((field.kind === 'm2m' || field.kind === 'tags') && field.target && field.joinTable) {
     const j = nextAlias();
     const inner = nextAlias();
-    const c = rest.length ? walk(field.target, inner, rest, lookup, value) : scalar(`${quoteIdent(inner)}."id"`, null, lookup, value);
-    return {
-      sql: `EXISTS (SELECT 1 FROM ${quoteIdent(field.joinTable)} AS ${quoteIdent(j)} JOIN ${quoteIdent(field.target.table)} AS ${quoteIdent(inner)} ON ${quoteIdent(inner)}."id" = ${quoteIdent(j)}."target_id" WHERE ${quoteIdent(j)}."source_id" = ${a}."id" AND ${c.sql})`,
-      bindings: c.bindings,
-    };
+    const c = rest.length ? walk(field.target, inner, rest, lookup, value) : scalar(column(inner, 'id'), null, lookup, value);
+    return sql`EXISTS (SELECT 1 FROM ${ident(field.joinTable)} AS ${ident(j)} JOIN ${ident(field.target.table)} AS ${ident(inner)} ON ${column(inner, 'id')} = ${column(j, 'target_id')} WHERE ${column(j, 'source_id')} = ${column(alias, 'id')} AND ${c})`;
   }
   if (rest.length || !field.column) throw new ConstraintError(`cannot constrain on ${model.label}.${head}`);
   if (field.def.secret && lookup !== 'exact' && lookup !== 'in') throw new ConstraintError(`${model.label}.${head} is secret: exact match only`);
-  return scalar(`${a}.${quoteIdent(field.column)}`, field, lookup, value);
+  return scalar(column(alias, field.column), field, lookup, value);
 }
 
 /**
  * A permission's constraints as SQL on the table aliased "t": an object is an AND of its lookups, a
  * list of objects is an OR. An empty object or list means no restriction (null return).
  */
-export function constraintCondition(model: ResolvedModel, constraints: unknown, userId: number): Condition | null {
+export function constraintCondition(model: ResolvedModel, constraints: unknown, userId: number): Sql | null {
   const sets = Array.isArray(constraints) ? constraints : [constraints];
-  const ors: Condition[] = [];
+  const ors: Sql[] = [];
   for (const set of sets) {
     if (set === null || typeof set !== 'object' || Array.isArray(set)) throw new ConstraintError('a constraint is an object of lookups');
     const entries = Object.entries(set as Record<string, unknown>);
     if (!entries.length) return null;
-    const ands = entries.map(([k, v]) => pair(model, 't', k, substitute(v, userId)));
-    ors.push({ sql: ands.map((c) => `(${c.sql})`).join(' AND '), bindings: ands.flatMap((c) => c.bindings) });
+    ors.push(and(entries.map(([k, v]) => pair(model, 't', k, substitute(v, userId)))));
   }
   if (!ors.length) return null;
-  return { sql: ors.map((c) => `(${c.sql})`).join(' OR '), bindings: ors.flatMap((c) => c.bindings) };
+  return or(ors);
 }

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Registry, ResolvedModel } from '../definitions/registry-types';
-import type { Condition } from '../query/conditions';
-import { quoteIdent } from '../storage/identifiers';
+import { column, ident, or, sql, type Sql } from '../sql/fragment';
+import { runRows } from '../query/statements/run';
 import type { Config } from '../config';
 import type { Principal } from './authenticate';
 import { constraintCondition, ConstraintError } from './constraints';
@@ -16,7 +16,7 @@ export interface Grant {
 }
 
 /** What a caller may do with a model: nothing, or the objects matching every condition (none: all objects). */
-export type Scope = { allowed: false } | { allowed: true; conditions: Condition[] };
+export type Scope = { allowed: false } | { allowed: true; conditions: Sql[] };
 
 /** The user's enabled permissions, in one query (direct grants and grants to any of their groups). */
 export async function loadGrants(db: Knex, registry: Registry, userId: number): Promise<Grant[]> {
@@ -27,14 +27,11 @@ export async function loadGrants(db: Knex, registry: Registry, userId: number): 
   const groups = perm.fields.get('groups')!;
   const membership = user.fieldList.find((f) => f.kind === 'm2m' && f.target === groups.target);
   const viaGroup = membership
-    ? `OR EXISTS (SELECT 1 FROM ${quoteIdent(groups.joinTable!)} pg JOIN ${quoteIdent(membership.joinTable!)} ug ON ug."target_id" = pg."target_id" WHERE pg."source_id" = p."id" AND ug."source_id" = ?)`
-    : '';
-  const result = await db.raw(
-    `SELECT p."actions", p."object_types", p."constraints" FROM ${quoteIdent(perm.table)} p
-      WHERE p."enabled" AND (EXISTS (SELECT 1 FROM ${quoteIdent(users.joinTable!)} pu WHERE pu."source_id" = p."id" AND pu."target_id" = ?) ${viaGroup})`,
-    membership ? [userId, userId] : [userId],
-  );
-  return (result.rows as Array<{ actions: string[]; object_types: string[]; constraints: unknown }>).map((r) => ({
+    ? sql`OR EXISTS (SELECT 1 FROM ${ident(groups.joinTable!)} AS "pg" JOIN ${ident(membership.joinTable!)} AS "ug" ON "ug"."target_id" = "pg"."target_id" WHERE "pg"."source_id" = "p"."id" AND "ug"."source_id" = ${userId}::bigint)`
+    : sql``;
+  const rows = await runRows<{ actions: string[]; object_types: string[]; constraints: unknown }>(db, sql`SELECT "p"."actions", "p"."object_types", "p"."constraints" FROM ${ident(perm.table)} AS "p"
+      WHERE "p"."enabled" AND (EXISTS (SELECT 1 FROM ${ident(users.joinTable!)} AS "pu" WHERE "pu"."source_id" = "p"."id" AND "pu"."target_id" = ${userId}::bigint) ${viaGroup})`);
+  return rows.map((r) => ({
     actions: r.actions ?? [],
     objectTypes: r.object_types ?? [],
     constraints: r.constraints,
@@ -66,11 +63,11 @@ export async function scopeFor(
 ): Promise<Scope> {
   if (principal?.isSuperuser) return { allowed: true, conditions: [] };
   // Owned objects (tokens) belong to someone: nobody anonymous sees any, even of an exempt type.
-  const owner: Condition[] = !model.ownerField
+  const owner: Sql[] = !model.ownerField
     ? []
     : principal
-      ? [{ sql: `"t".${quoteIdent(model.ownerField.column!)} = ?`, bindings: [principal.userId] }]
-      : [{ sql: 'FALSE', bindings: [] }];
+      ? [sql`${column('t', model.ownerField.column!)} = ${principal.userId}::bigint`]
+      : [sql`FALSE`];
   if (action === 'view' && exemptFromView(config, model) && (principal || !config.loginRequired)) {
     return { allowed: true, conditions: owner };
   }
@@ -79,9 +76,9 @@ export async function scopeFor(
   if (model.ownerMay.has(action)) return { allowed: true, conditions: owner };
   const relevant = (await grants()).filter((g) => g.objectTypes.includes(model.label) && g.actions.includes(action));
   if (!relevant.length) return { allowed: false };
-  const ors: Condition[] = [];
+  const ors: Sql[] = [];
   for (const g of relevant) {
-    let c: Condition | null;
+    let c: Sql | null;
     try {
       c = g.constraints === null || g.constraints === undefined ? null : constraintCondition(model, g.constraints, principal.userId);
     } catch (e) {
@@ -93,6 +90,5 @@ export async function scopeFor(
     ors.push(c);
   }
   if (!ors.length) return { allowed: false };
-  const any: Condition = { sql: ors.map((c) => `(${c.sql})`).join(' OR '), bindings: ors.flatMap((c) => c.bindings) };
-  return { allowed: true, conditions: [...owner, any] };
+  return { allowed: true, conditions: [...owner, or(ors)] };
 }

@@ -1,31 +1,31 @@
 import type { ResolvedModel } from '../definitions/registry-types';
 import type { Filter } from '../definitions/generated/model-definition';
-import type { Condition } from '../query/conditions';
-import { quoteIdent, sqlLiteral } from '../storage/identifiers';
+import { and, column, ident, or, sql, type Sql } from '../sql/fragment';
 import type { FilterDef } from './filter-table';
 import { resolvePath } from './filter-paths';
 import { resolveTargets } from './relation-filters';
-import { treeWalk } from '../query/tree-walk';
+import { treeWalkSql } from '../query/json/tree-walk-sql';
 
-/** What the named object reaches through one of its paths: the target model, and SQL for that object's id (one `?`: the named object's id). */
+/** What the named object reaches through one of its paths: the target model, and that object's id given the named object's. */
 interface Reach {
   target: ResolvedModel;
-  idSql: string;
+  idOf(objectId: number): Sql;
 }
 
 function reach(of: ResolvedModel, path: string): Reach {
-  if (path === 'self') return { target: of, idSql: '?' };
+  if (path === 'self') return { target: of, idOf: (id) => sql`${id}::bigint` };
   const route = resolvePath(of, path);
   const f = route.field;
   if (f.kind !== 'fk' || !f.target || route.multiValued || route.narrowed) throw new Error(`${path} on ${of.label} must end on a foreign key`);
+  const value = route.value(f.column!);
   // The path's value read from the named object's own row (the subquery's "t" shadows the list's).
-  return { target: f.target, idSql: `(SELECT ${route.value(f.column!)} FROM ${quoteIdent(of.table)} AS "t" WHERE "t"."id" = ?)` };
+  return { target: f.target, idOf: (id) => sql`(SELECT ${value} FROM ${ident(of.table)} AS "t" WHERE "t"."id" = ${id}::bigint)` };
 }
 
 /** The ids a reach stands for: the object, and on a tree its ancestors too (a VLAN group scoped to a parent region serves the child's sites). */
-function idsOf(r: Reach): string {
-  if (!r.target.tree) return `(${r.idSql})`;
-  return `(WITH RECURSIVE ${treeWalk('up', r.target.table, `"id" = ${r.idSql}`, 'up')} SELECT "id" FROM "up")`;
+function idsOf(r: Reach, objectId: number): Sql {
+  if (!r.target.tree) return sql`(${r.idOf(objectId)})`;
+  return sql`(WITH RECURSIVE ${treeWalkSql('up', r.target.table, sql`"id" = ${r.idOf(objectId)}`, 'up')} SELECT "id" FROM "up")`;
 }
 
 /**
@@ -37,7 +37,8 @@ export function availableOnFilter(model: ResolvedModel, name: string, spec: Filt
   const fail = (why: string) => new Error(`${model.label}: filter ${name}: ${why}`);
   const of = model.modelByLabel(spec.of ?? '');
   if (!of) throw fail(`"of" names no model (${spec.of ?? ''})`);
-  const terms: Array<{ sql: string }> = [];
+  /** One condition per matched path, for the named object's id. */
+  const terms: Array<(objectId: number) => Sql> = [];
   for (const [rowPath, objectPaths] of Object.entries(spec.match ?? {})) {
     const route = resolvePath(model, rowPath);
     const f = route.field;
@@ -48,15 +49,16 @@ export function availableOnFilter(model: ResolvedModel, name: string, spec: Filt
       } catch (e) {
         throw fail((e as Error).message);
       }
-      let cond: (alias: string) => string;
+      const target = r;
       if (f.kind === 'generic_fk') {
-        const allowed = f.genericTargets?.includes(r.target);
-        if (!allowed) throw fail(`${rowPath} cannot point at ${r.target.label}`);
-        cond = (a) => `${a}.${quoteIdent(f.typeColumn!)} = ${sqlLiteral(r.target.label)} AND ${a}.${quoteIdent(f.idColumn!)} IN ${idsOf(r)}`;
-      } else if (f.kind === 'fk' && f.target === r.target) {
-        cond = (a) => `${a}.${quoteIdent(f.column!)} IN ${idsOf(r)}`;
-      } else throw fail(`${rowPath} is not a relation to ${r.target.label}`);
-      terms.push({ sql: route.wrap(cond) });
+        if (!f.genericTargets?.includes(target.target)) throw fail(`${rowPath} cannot point at ${target.target.label}`);
+        const typeCol = f.typeColumn!;
+        const idCol = f.idColumn!;
+        terms.push((id) => route.wrap((a) => sql`${column(a, typeCol)} = ${target.target.label}::text AND ${column(a, idCol)} IN ${idsOf(target, id)}`));
+      } else if (f.kind === 'fk' && f.target === target.target) {
+        const col = f.column!;
+        terms.push((id) => route.wrap((a) => sql`${column(a, col)} IN ${idsOf(target, id)}`));
+      } else throw fail(`${rowPath} is not a relation to ${target.target.label}`);
     }
   }
   const unscoped = (spec.unscoped ?? []).map((p) => {
@@ -64,11 +66,10 @@ export function availableOnFilter(model: ResolvedModel, name: string, spec: Filt
     const f = route.field;
     const col = f.kind === 'generic_fk' ? f.typeColumn : f.column;
     if (!col) throw fail(`${p} is not stored`);
-    return `NOT COALESCE((${route.wrap((a) => `${a}.${quoteIdent(col)} IS NOT NULL`)}), FALSE)`;
+    return sql`NOT COALESCE((${route.wrap((a) => sql`${column(a, col)} IS NOT NULL`)}), FALSE)`;
   });
   if (!terms.length && !unscoped.length) throw fail('needs "match" or "unscoped"');
-  // One id's condition; each term reads the named object once (one binding each).
-  const perObject = [...terms.map((t) => `(${t.sql})`), ...(unscoped.length ? [`(${unscoped.join(' AND ')})`] : [])].join(' OR ');
+  const perObject = (id: number): Sql => or([...terms.map((t) => t(id)), ...(unscoped.length ? [and(unscoped)] : [])]);
   return {
     name,
     lookups: ['exact'],
@@ -76,8 +77,7 @@ export function availableOnFilter(model: ResolvedModel, name: string, spec: Filt
     async compile(_lookup, values, param, ctx) {
       const r = resolveTargets(of, 'id', values.filter((v) => v !== 'null'), param, ctx);
       if (!r) return null;
-      const each: Condition[] = (r.ids ?? []).map((id) => ({ sql: perObject, bindings: terms.map(() => id) }));
-      return { sql: each.map((c) => `(${c.sql})`).join(' OR ') || 'FALSE', bindings: each.flatMap((c) => c.bindings) };
+      return or((r.ids ?? []).map(perObject));
     },
   };
 }

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { OrderTerm, Registry, ResolvedModel } from '../definitions/registry-types';
-import type { Condition } from '../query/conditions';
+import type { Sql } from '../sql/fragment';
 import { customFieldConditions, parseCustomFieldParam, type CustomFieldParam } from './custom-field-filters';
 import { FilterErrors } from './filter-errors';
 import type { ExistenceCheck } from './filter-context';
@@ -10,7 +10,7 @@ import { searchCondition } from './search-filter';
 import { badStringMessage } from '../validation/string-hygiene';
 
 export interface ListPlan {
-  conditions: Condition[];
+  conditions: Sql[];
   ordering: OrderTerm[];
   /** To run in the same statement as the page (see ExistenceCheck). */
   checks: ExistenceCheck[];
@@ -30,7 +30,7 @@ export async function compileListQuery(db: Knex | Knex.Transaction, registry: Re
   const checks: ExistenceCheck[] = [];
   const ctx = { db, registry, errors, checks };
   const table = filterTable(model);
-  const conditions: Condition[] = [];
+  const conditions: Sql[] = [];
   const customs: CustomFieldParam[] = [];
   const grouped = new Map<string, string[]>();
   for (const [key, value] of query) {

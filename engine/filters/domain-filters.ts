@@ -1,7 +1,6 @@
 import type { ResolvedModel } from '../definitions/registry-types';
 import type { Filter } from '../definitions/generated/model-definition';
-import type { Condition } from '../query/conditions';
-import { quoteIdent, sqlLiteral } from '../storage/identifiers';
+import { and, column, ident, or, sql, type Sql } from '../sql/fragment';
 import type { FilterDef } from './filter-table';
 import { parseAll, type ValueKind } from './filter-values';
 import { fkFilters, genericFilters, m2mFilters, resolveTargets } from './relation-filters';
@@ -13,59 +12,57 @@ import { availableOnFilter } from './available-on';
  * Named lookups a definition's "filters" may use. Each is one SQL shape over the field's column,
  * written so PostgreSQL can use the column's gist (inet_ops) index for containment.
  */
-const NET_LOOKUPS: Record<string, { value: ValueKind; sql: (col: string) => string; arity: number }> = {
-  net_contained: { value: 'cidr', sql: (c) => `${c} << ?::cidr`, arity: 1 },
-  net_contained_or_equal: { value: 'cidr', sql: (c) => `${c} <<= ?::cidr`, arity: 1 },
-  net_contains_or_equals: { value: 'inet', sql: (c) => `${c} >>= ?::inet`, arity: 1 },
+const NET_LOOKUPS: Record<string, { value: ValueKind; sql: (col: Sql, v: string) => Sql }> = {
+  net_contained: { value: 'cidr', sql: (c, v) => sql`${c} << ${v}::cidr` },
+  net_contained_or_equal: { value: 'cidr', sql: (c, v) => sql`${c} <<= ${v}::cidr` },
+  net_contains_or_equals: { value: 'inet', sql: (c, v) => sql`${c} >>= ${v}::inet` },
   // An address whose host lies in the network, whatever its own mask (NetBox's parent filter).
-  net_host_contained: { value: 'cidr', sql: (c) => `(${c} && ?::cidr AND host(${c})::inet <<= ?::cidr)`, arity: 2 },
+  net_host_contained: { value: 'cidr', sql: (c, v) => sql`(${c} && ${v}::cidr AND host(${c})::inet <<= ${v}::cidr)` },
 };
-
-function anyOf(parts: Condition[]): Condition {
-  return { sql: parts.map((p) => `(${p.sql})`).join(' OR ') || 'FALSE', bindings: parts.flatMap((p) => p.bindings) };
-}
-
-function allOf(parts: Condition[]): Condition {
-  return { sql: parts.map((p) => `(${p.sql})`).join(' AND ') || 'TRUE', bindings: parts.flatMap((p) => p.bindings) };
-}
-
-const PLACEHOLDER = '__COL__';
-const fill = (sql: string, col: string) => sql.split(PLACEHOLDER).join(col);
 
 /** Negated lookups and the positive ones they negate: over a path with several values, "none matches". */
 const POSITIVE_OF: Record<string, string> = { n: 'exact', nic: 'ic', nisw: 'isw', niew: 'iew', nie: 'ie' };
 
+/** A field's filter, made for a column expression: the path decides which expression that is. */
+type FilterAt = (col: Sql) => FilterDef;
+
 /**
- * A filter compiled against the placeholder column, placed at the end of a path. A plain match follows
- * the path with semi-joins (indexed); a lookup that can match an unset value (null, __n, __nic, empty)
- * reads the value through the path instead, so a row whose path is broken earlier counts as unset, as in
- * NetBox (region_id__n=1 keeps prefixes without a site; tenant_group_id=null matches prefixes without a
- * tenant). Over a path with several values per row, a negated lookup means "none of them matches".
+ * A field's filter placed at the end of a path. A plain match follows the path with semi-joins
+ * (indexed): the filter is compiled against the holder's column. A lookup that can match an unset value
+ * (null, __n, __nic, empty) is compiled against the value read through the path instead, so a row whose
+ * path is broken earlier counts as unset, as in NetBox (region_id__n=1 keeps prefixes without a site;
+ * tenant_group_id=null matches prefixes without a tenant). Over a path with several values per row, a
+ * negated lookup means "none of them matches".
  */
-function throughPath(def: FilterDef, route: FilterPath, column: string): FilterDef {
-  const lookups = route.multiValued ? def.lookups.filter((l) => l !== 'empty' && (!POSITIVE_OF[l] || def.lookups.includes(POSITIVE_OF[l]!))) : def.lookups;
+function throughPath(make: FilterAt, route: FilterPath, columnName: string): FilterDef {
+  const atHolder = make(column(route.holder, columnName));
+  const lookups = route.multiValued ? atHolder.lookups.filter((l) => l !== 'empty' && (!POSITIVE_OF[l] || atHolder.lookups.includes(POSITIVE_OF[l]!))) : atHolder.lookups;
+  const onHolder = (inner: Sql) => route.wrap((alias) => {
+    if (alias !== route.holder) throw new Error(`path holder is ${alias}, not ${route.holder}`);
+    return route.guarded(alias, columnName, () => inner);
+  });
   return {
-    ...def,
+    ...atHolder,
     lookups,
     async compile(lookup, values, param, ctx) {
       if (route.multiValued) {
         const positive = POSITIVE_OF[lookup];
-        const inner = await def.compile(positive ?? lookup, values, param, ctx);
+        const inner = await atHolder.compile(positive ?? lookup, values, param, ctx);
         if (!inner) return null;
-        const sql = route.wrap((alias) => route.guarded(alias, column, (col) => fill(inner.sql, col)));
-        return { sql: positive ? `NOT COALESCE((${sql}), FALSE)` : sql, bindings: inner.bindings };
+        return positive ? sql`NOT COALESCE((${onHolder(inner)}), FALSE)` : onHolder(inner);
       }
-      const inner = await def.compile(lookup, values, param, ctx);
-      if (!inner) return null;
       const plain = ['exact', 'ic', 'isw', 'iew', 'ie', 'lt', 'lte', 'gt', 'gte'].includes(lookup) && !values.includes('null');
-      const sql = plain ? route.wrap((alias) => route.guarded(alias, column, (col) => fill(inner.sql, col))) : fill(inner.sql, route.value(column));
-      return { sql, bindings: inner.bindings };
+      if (plain) {
+        const inner = await atHolder.compile(lookup, values, param, ctx);
+        return inner && onHolder(inner);
+      }
+      return make(route.value(columnName)).compile(lookup, values, param, ctx);
     },
   };
 }
 
 /** A condition on the holder alias -> a boolean filter "some holder along the path satisfies it" (false: none does). */
-function flagFilter(name: string, route: FilterPath, cond: (alias: string) => string): FilterDef {
+function flagFilter(name: string, route: FilterPath, cond: (alias: string) => Sql): FilterDef {
   return {
     name,
     lookups: ['exact'],
@@ -74,8 +71,8 @@ function flagFilter(name: string, route: FilterPath, cond: (alias: string) => st
     async compile(_lookup, values, param, ctx) {
       const flags = parseAll('boolean', values, param, ctx);
       if (!flags) return null;
-      const sql = `COALESCE((${route.wrap(cond)}), FALSE)`;
-      return { sql: flags[0] ? sql : `NOT ${sql}`, bindings: [] };
+      const c = sql`COALESCE((${route.wrap(cond)}), FALSE)`;
+      return flags[0] ? c : sql`NOT ${c}`;
     },
   };
 }
@@ -83,18 +80,18 @@ function flagFilter(name: string, route: FilterPath, cond: (alias: string) => st
 /** "Set" for the final field of a path: a relation that points somewhere, a flag that is on, a value that is not null. */
 function isSet(model: ResolvedModel, name: string, route: FilterPath): FilterDef {
   const f = route.field;
-  if (route.narrowed) return flagFilter(name, route, (a) => route.guarded(a, f.idColumn!, (c) => `${c} IS NOT NULL`));
-  if (f.kind === 'generic_fk') return flagFilter(name, route, (a) => `${a}.${quoteIdent(f.typeColumn!)} IS NOT NULL`);
+  if (route.narrowed) return flagFilter(name, route, (a) => route.guarded(a, f.idColumn!, (c) => sql`${c} IS NOT NULL`));
+  if (f.kind === 'generic_fk') return flagFilter(name, route, (a) => sql`${column(a, f.typeColumn!)} IS NOT NULL`);
   if (f.kind === 'reverse_generic' && f.reverse) {
     // Some row of the other model points at the holder through its generic relation (an interface's cable).
     const r = f.reverse;
-    const of = quoteIdent(r.model.table);
     return flagFilter(name, route, (a) =>
-      `EXISTS (SELECT 1 FROM ${of} AS "r" WHERE "r".${quoteIdent(r.via.typeColumn!)} = ${sqlLiteral(f.model.label)} AND "r".${quoteIdent(r.via.idColumn!)} = ${a}."id")`);
+      sql`EXISTS (SELECT 1 FROM ${ident(r.model.table)} AS "r" WHERE ${column('r', r.via.typeColumn!)} = ${f.model.label}::text AND ${column('r', r.via.idColumn!)} = ${column(a, 'id')})`);
   }
-  if (!f.column) throw new Error(`${model.label}: filter ${name} needs a stored field, a relation or a reverse generic relation at ${f.name}`);
-  if (f.kind === 'boolean') return flagFilter(name, route, (a) => `${a}.${quoteIdent(f.column!)} IS TRUE`);
-  return flagFilter(name, route, (a) => `${a}.${quoteIdent(f.column!)} IS NOT NULL`);
+  const stored = f.column;
+  if (!stored) throw new Error(`${model.label}: filter ${name} needs a stored field, a relation or a reverse generic relation at ${f.name}`);
+  if (f.kind === 'boolean') return flagFilter(name, route, (a) => sql`${column(a, stored)} IS TRUE`);
+  return flagFilter(name, route, (a) => sql`${column(a, stored)} IS NOT NULL`);
 }
 
 /** The filter one path declares. */
@@ -107,9 +104,10 @@ function onePath(model: ResolvedModel, name: string, spec: Filter, path: string)
   }
   const f = route.field;
   if (f.def.secret && spec.lookup !== 'field') throw new Error(`${model.label}: filter ${name}: ${path} is secret: only its own exact-match filter may reach it`);
-  const named = (def: FilterDef | undefined, why: string): FilterDef => {
-    if (!def) throw new Error(`${model.label}: filter ${name}: ${why}`);
-    return { ...def, name };
+  /** The filter `pick` makes for a column, named after the declaration; refused at startup when there is none. */
+  const named = (pick: (col: Sql) => FilterDef | undefined, why: string): FilterAt => {
+    if (!pick(column('t', 'id'))) throw new Error(`${model.label}: filter ${name}: ${why}`);
+    return (col) => ({ ...pick(col)!, name });
   };
   switch (spec.lookup) {
     case 'is_set':
@@ -121,28 +119,27 @@ function onePath(model: ResolvedModel, name: string, spec: Filter, path: string)
         if (!byId) throw new Error(`${model.label}: filter ${name}: a generic relation is matched by id (fk_id)`);
         return narrowedById(name, route);
       }
+      const which = byId ? 0 : 1;
       if (f.kind === 'fk') {
-        const [idDef, keyDef] = fkFilters(f.model, f, PLACEHOLDER, name);
-        return throughPath(named(byId ? idDef : keyDef, `${f.target!.label} has no natural key`), route, f.column!);
+        return throughPath(named((col) => fkFilters(f.model, f, col, name)[which], `${f.target!.label} has no natural key`), route, f.column!);
       }
       if (f.kind === 'm2m') {
         // The link table is keyed by the holder's id.
-        const [idDef, keyDef] = m2mFilters(f, PLACEHOLDER, name);
-        return throughPath(named(byId ? idDef : keyDef, `${f.target!.label} has no natural key`), route, 'id');
+        return throughPath(named((col) => m2mFilters(f, col, name)[which], `${f.target!.label} has no natural key`), route, 'id');
       }
       throw new Error(`${model.label}: filter ${name}: ${path} is not a foreign key or many-to-many field`);
     }
     case 'generic_type':
     case 'generic_id': {
       if (f.kind !== 'generic_fk' || route.narrowed) throw new Error(`${model.label}: filter ${name}: ${path} is not a generic relation`);
-      // Both filters compile against the placeholder; the path puts the type or id column there.
-      const [typeDef, idDef] = genericFilters(f, { type: PLACEHOLDER, id: PLACEHOLDER });
-      return spec.lookup === 'generic_type' ? throughPath(named(typeDef, 'no type filter'), route, f.typeColumn!) : throughPath(named(idDef, 'no id filter'), route, f.idColumn!);
+      // The path gives the column: the type's for the type filter, the id's for the id filter.
+      return spec.lookup === 'generic_type'
+        ? throughPath(named((col) => genericFilters(f, { type: col, id: col })[0], 'no type filter'), route, f.typeColumn!)
+        : throughPath(named((col) => genericFilters(f, { type: col, id: col })[1], 'no id filter'), route, f.idColumn!);
     }
     case 'field': {
       if (!f.column) throw new Error(`${model.label}: filter ${name} needs a stored field at ${path}`);
-      const own = fieldFilters(f.model, f, PLACEHOLDER).find((d) => d.name === f.name);
-      return throughPath(named(own, `${path} cannot be filtered`), route, f.column);
+      return throughPath(named((col) => fieldFilters(f.model, f, col).find((d) => d.name === f.name), `${path} cannot be filtered`), route, f.column);
     }
     case 'net_mask_length': {
       if (!f.column) throw new Error(`${model.label}: filter ${name} needs a stored field at ${path}`);
@@ -155,9 +152,9 @@ function onePath(model: ResolvedModel, name: string, spec: Filter, path: string)
         async compile(lookup, values, param, ctx) {
           const ns = parseAll('integer', values, param, ctx);
           if (!ns) return null;
-          const op = { exact: '=', gte: '>=', lte: '<=', gt: '>', lt: '<', n: '<>' }[lookup] ?? '=';
-          const parts = ns.map((n) => ({ sql: route.wrap((a) => route.guarded(a, col, (c) => `masklen(${c}) ${op} ?::bigint`)), bindings: [n] }));
-          return lookup === 'n' ? allOf(parts) : anyOf(parts);
+          const op = { exact: sql`=`, gte: sql`>=`, lte: sql`<=`, gt: sql`>`, lt: sql`<`, n: sql`<>` }[lookup] ?? sql`=`;
+          const parts = ns.map((n) => route.wrap((a) => route.guarded(a, col, (c) => sql`masklen(${c}) ${op} ${n as number}::bigint`)));
+          return lookup === 'n' ? and(parts) : or(parts);
         },
       };
     }
@@ -174,7 +171,7 @@ function onePath(model: ResolvedModel, name: string, spec: Filter, path: string)
         async compile(_lookup, values, param, ctx) {
           const vs = parseAll(net.value, values, param, ctx);
           if (!vs) return null;
-          return anyOf(vs.map((v) => ({ sql: route.wrap((a) => route.guarded(a, col, net.sql)), bindings: Array(net.arity).fill(v) })));
+          return or(vs.map((v) => route.wrap((a) => route.guarded(a, col, (c) => net.sql(c, String(v))))));
         },
       };
     }
@@ -194,17 +191,17 @@ function narrowedById(name: string, route: FilterPath): FilterDef {
       // Ids must exist (else a 400, as for any relation filter); 'null' means "no object of this type".
       const r = resolveTargets(hop.target, 'id', values, param, ctx);
       if (!r) return null;
-      const parts: Condition[] = [];
-      if (r.ids?.length) parts.push({ sql: route.wrap((a) => route.guarded(a, col, (c) => `${c} = ANY(?)`)), bindings: [r.ids] });
+      const parts: Sql[] = [];
+      const ids = r.ids;
+      if (ids?.length) parts.push(route.wrap((a) => route.guarded(a, col, (c) => sql`${c} = ANY(${ids})`)));
       if (r.wantsNull) {
         // Unset: the relation holds no object of this type; through several holders, some holder's does not.
-        const isSet = (a: string) => route.guarded(a, col, (c) => `${c} IS NOT NULL`);
-        const sql = route.multiValued ? route.wrap((a) => `NOT COALESCE((${isSet(a)}), FALSE)`) : `NOT COALESCE((${route.wrap(isSet)}), FALSE)`;
-        parts.push({ sql, bindings: [] });
+        const isSet = (a: string) => route.guarded(a, col, (c) => sql`${c} IS NOT NULL`);
+        parts.push(route.multiValued ? route.wrap((a) => sql`NOT COALESCE((${isSet(a)}), FALSE)`) : sql`NOT COALESCE((${route.wrap(isSet)}), FALSE)`);
       }
-      const c = anyOf(parts);
+      const c = or(parts);
       // __n keeps every row not matched, unassigned ones included (NetBox's exclude()).
-      return lookup === 'n' ? { sql: `NOT COALESCE((${c.sql}), FALSE)`, bindings: c.bindings } : c;
+      return lookup === 'n' ? sql`NOT COALESCE((${c}), FALSE)` : c;
     },
   };
 }
@@ -227,10 +224,10 @@ function declared(model: ResolvedModel, name: string, spec: Filter): FilterDef {
       async compile(lookup, values, param, ctx) {
         const flags = parseAll('boolean', values, param, ctx);
         if (!flags) return null;
-        const parts: Condition[] = [];
+        const parts: Sql[] = [];
         for (const d of defs) parts.push((await d.compile(lookup, ['true'], param, ctx))!);
-        const any = anyOf(parts);
-        return flags[0] ? any : { sql: `NOT (${any.sql})`, bindings: any.bindings };
+        const any = or(parts);
+        return flags[0] ? any : sql`NOT (${any})`;
       },
     };
   }
@@ -239,13 +236,13 @@ function declared(model: ResolvedModel, name: string, spec: Filter): FilterDef {
     ...defs[0]!,
     lookups,
     async compile(lookup, values, param, ctx) {
-      const parts: Condition[] = [];
+      const parts: Sql[] = [];
       for (const d of defs) {
         const c = await d.compile(lookup, values, param, ctx);
         if (!c) return null;
         parts.push(c);
       }
-      return POSITIVE_OF[lookup] ? allOf(parts) : anyOf(parts);
+      return POSITIVE_OF[lookup] ? and(parts) : or(parts);
     },
   };
 }

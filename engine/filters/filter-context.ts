@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Registry } from '../definitions/registry-types';
 import type { FilterErrors } from './filter-errors';
-import type { Condition } from '../query/conditions';
+import type { Sql } from '../sql/fragment';
 
 /** What compiling a list's filters needs: the registry, a database handle, the error sink, the deferred checks. */
 export interface FilterContext {
@@ -20,5 +20,5 @@ export interface FilterContext {
 export interface ExistenceCheck {
   param: string;
   values: string[];
-  firstMissing: Condition;
+  firstMissing: Sql;
 }

@@ -1,5 +1,5 @@
 import type { ResolvedField, ResolvedModel } from '../definitions/registry-types';
-import { quoteIdent, sqlLiteral } from '../storage/identifiers';
+import { column, ident, join, sql, type Sql } from '../sql/fragment';
 
 /**
  * One step of a declared filter path, from the rows of one model to the rows of another:
@@ -24,34 +24,36 @@ export interface FilterPath {
   narrowed?: Extract<Hop, { kind: 'generic' }>;
   /** A children hop on the way: several rows per object, so the path has no single value. */
   multiValued: boolean;
+  /** The alias `wrap` gives the holder of the final field ("t" when the path has no hops). */
+  holder: string;
   /**
-   * The condition `inner` puts on the holder of the final field (given the holder's SQL alias),
-   * reached from the list's row "t" by nested semi-joins (each indexable).
+   * The condition `inner` puts on the holder of the final field (given the holder's alias), reached
+   * from the list's row "t" by nested semi-joins (each indexable).
    */
-  wrap(inner: (alias: string) => string): string;
+  wrap(inner: (alias: string) => Sql): Sql;
   /** `alias.column` of the final field's holder, behind the narrowed relation's type check when there is one. */
-  guarded(alias: string, column: string, cond: (col: string) => string): string;
+  guarded(alias: string, column: string, cond: (col: Sql) => Sql): Sql;
   /**
    * The final field's value read along the path as nested scalar subqueries (NULL when a hop is unset);
    * single-valued paths only. `locked`: each row read on the way is locked FOR SHARE (a check's reads,
    * so the rows it judged cannot change before the write commits; a pending change is waited for).
    */
-  value(column: string, locked?: boolean): string;
+  value(column: string, locked?: boolean): Sql;
 }
 
-/** A narrowed generic hop's type check on its holder; labels come from the registry. */
-const typeGuard = (hop: Extract<Hop, { kind: 'generic' }>, alias: string) => `${alias}.${quoteIdent(hop.field.typeColumn!)} = ${sqlLiteral(hop.typeLabel)}`;
+/** A narrowed generic hop's type check on its holder; the label (from the registry) is bound. */
+const typeGuard = (hop: Extract<Hop, { kind: 'generic' }>, alias: string): Sql => sql`${column(alias, hop.field.typeColumn!)} = ${hop.typeLabel}::text`;
 
 /** `outer` row's link into `inner` rows for one hop, with the inner condition `cond`. */
-function semiJoin(hop: Hop, outer: string, inner: string, cond: string): string {
-  const from = `${quoteIdent(hop.target.table)} AS ${inner}`;
+function semiJoin(hop: Hop, outer: string, inner: string, cond: Sql): Sql {
+  const from = sql`${ident(hop.target.table)} AS ${ident(inner)}`;
   if (hop.kind === 'rows') {
-    const where = Object.entries(hop.where).map(([col, v]) => `${inner}.${quoteIdent(col)} = ${sqlLiteral(v)} AND `).join('');
-    return `${outer}."id" IN (SELECT ${inner}.${quoteIdent(hop.via.column!)} FROM ${from} WHERE ${where}(${cond}))`;
+    const where = Object.entries(hop.where).map(([col, v]) => sql`${column(inner, col)} = ${v} AND `);
+    return sql`${column(outer, 'id')} IN (SELECT ${column(inner, hop.via.column!)} FROM ${from} WHERE ${join(where, '')}(${cond}))`;
   }
   const col = hop.kind === 'fk' ? hop.field.column! : hop.field.idColumn!;
-  const guard = hop.kind === 'generic' ? `${typeGuard(hop, outer)} AND ` : '';
-  return `${guard}${outer}.${quoteIdent(col)} IN (SELECT ${inner}."id" FROM ${from} WHERE ${cond})`;
+  const guard = hop.kind === 'generic' ? sql`${typeGuard(hop, outer)} AND ` : sql``;
+  return sql`${guard}${column(outer, col)} IN (SELECT ${column(inner, 'id')} FROM ${from} WHERE ${cond})`;
 }
 
 /** The hop a field makes when a path goes on past it, or why it cannot. */
@@ -105,29 +107,30 @@ export function resolvePath(model: ResolvedModel, path: string): FilterPath {
     field: final,
     narrowed,
     multiValued,
-    guarded(alias, column, cond) {
-      const c = cond(`${alias}.${quoteIdent(column)}`);
-      return narrowed ? `${typeGuard(narrowed, alias)} AND (${c})` : c;
+    holder: hops.length ? `p${hops.length}` : 't',
+    guarded(alias, name, cond) {
+      const c = cond(column(alias, name));
+      return narrowed ? sql`${typeGuard(narrowed, alias)} AND (${c})` : c;
     },
     wrap(inner) {
-      const aliasAt = (i: number) => (i === 0 ? '"t"' : `"p${i}"`);
+      const aliasAt = (i: number) => (i === 0 ? 't' : `p${i}`);
       let expr = inner(aliasAt(hops.length));
       for (let i = hops.length - 1; i >= 0; i--) expr = semiJoin(hops[i]!, aliasAt(i), aliasAt(i + 1), expr);
       return expr;
     },
-    value(column, locked = false) {
+    value(name, locked = false) {
       if (multiValued) throw new Error(`path ${path} has several values per object`);
       // Innermost first: the column on the holder, then outwards hop by hop as scalar subqueries.
-      const read = (hop: Hop | undefined, alias: string, col: string) =>
-        hop?.kind === 'generic' ? `(CASE WHEN ${typeGuard(hop, alias)} THEN ${alias}.${quoteIdent(col)} END)` : `${alias}.${quoteIdent(col)}`;
+      const read = (hop: Hop | undefined, alias: string, col: string): Sql =>
+        hop?.kind === 'generic' ? sql`(CASE WHEN ${typeGuard(hop, alias)} THEN ${column(alias, col)} END)` : column(alias, col);
       const linkCol = (hop: Hop) => (hop.kind === 'fk' ? hop.field.column! : hop.kind === 'generic' ? hop.field.idColumn! : 'id');
-      if (!hops.length) return read(narrowed, '"t"', column);
-      let expr = read(hops[0], '"t"', linkCol(hops[0]!));
+      if (!hops.length) return read(narrowed, 't', name);
+      let expr = read(hops[0], 't', linkCol(hops[0]!));
       hops.forEach((hop, i) => {
         const next = hops[i + 1];
-        const alias = `"v${i}"`;
-        const col = next ? read(next, alias, linkCol(next)) : read(narrowed, alias, column);
-        expr = `(SELECT ${col} FROM ${quoteIdent(hop.target.table)} AS ${alias} WHERE ${alias}."id" = ${expr}${locked ? ' FOR SHARE' : ''})`;
+        const alias = `v${i}`;
+        const col = next ? read(next, alias, linkCol(next)) : read(narrowed, alias, name);
+        expr = sql`(SELECT ${col} FROM ${ident(hop.target.table)} AS ${ident(alias)} WHERE ${column(alias, 'id')} = ${expr}${locked ? sql` FOR SHARE` : sql``})`;
       });
       return expr;
     },

@@ -1,9 +1,8 @@
 import type { ResolvedField, ResolvedModel } from '../definitions/registry-types';
-import type { Condition } from '../query/conditions';
-import { quoteIdent } from '../storage/identifiers';
+import { column, ident, or, sql, type Sql } from '../sql/fragment';
 import type { FilterContext } from './filter-context';
 import { parseAll, parseValue, type ValueKind } from './filter-values';
-import { emptyCondition, ORDERED_LOOKUPS, scalarCondition, STRING_LOOKUPS } from './scalar-lookups';
+import { emptyCondition, ORDERED_LOOKUPS, scalarCondition, STRING_LOOKUPS, type Cast } from './scalar-lookups';
 import { relationFilters } from './relation-filters';
 import { domainFilters } from './domain-filters';
 
@@ -17,7 +16,7 @@ export interface FilterDef {
   /** Which field the filter belongs to, for documentation (OpenAPI) and tests. */
   field?: ResolvedField;
   kind: string;
-  compile(lookup: string, values: string[], param: string, ctx: FilterContext): Promise<Condition | null>;
+  compile(lookup: string, values: string[], param: string, ctx: FilterContext): Promise<Sql | null>;
 }
 
 export type FilterTable = Map<string, FilterDef>;
@@ -29,10 +28,10 @@ const NUMBER_KINDS: Record<string, ValueKind> = { integer: 'integer', positive_i
  * column of any width (PostgreSQL's cross-type operators keep the column's index), where a parameter
  * typed after an int4 column would make 2147483648 a database error.
  */
-const NUMBER_CASTS: Record<string, string> = { integer: '::bigint', positive_integer: '::bigint', decimal: '', float: '' };
+const NUMBER_CASTS: Record<string, Cast> = { integer: 'bigint', positive_integer: 'bigint', decimal: null, float: null };
 
 /** A filter over one column expression of a scalar kind, with the lookups that kind has. */
-export function columnFilter(name: string, col: string, valueKind: ValueKind, lookups: readonly string[], cast = '', field?: ResolvedField): FilterDef {
+export function columnFilter(name: string, col: Sql, valueKind: ValueKind, lookups: readonly string[], cast: Cast = null, field?: ResolvedField): FilterDef {
   const textual = valueKind === 'string' || valueKind === 'text';
   return {
     name,
@@ -43,12 +42,12 @@ export function columnFilter(name: string, col: string, valueKind: ValueKind, lo
       if (lookup === 'empty') return emptyLookup(col, textual, values, param, ctx);
       const patternLookup = ['ic', 'nic', 'isw', 'nisw', 'iew', 'niew', 'ie', 'nie'].includes(lookup);
       const parsed = parseAll(patternLookup ? 'text' : valueKind, values, param, ctx);
-      return parsed ? scalarCondition(col, lookup, parsed, patternLookup ? '' : cast) : null;
+      return parsed ? scalarCondition(col, lookup, parsed, patternLookup ? null : cast) : null;
     },
   };
 }
 
-function choiceFilter(name: string, col: string, field: ResolvedField): FilterDef {
+function choiceFilter(name: string, col: Sql, field: ResolvedField): FilterDef {
   const set = field.choices!;
   return {
     name,
@@ -72,32 +71,33 @@ function choiceFilter(name: string, col: string, field: ResolvedField): FilterDe
 }
 
 /** The filters of one field; `at` overrides the column expression (declared path filters compile against a placeholder). */
-export function fieldFilters(model: ResolvedModel, field: ResolvedField, at?: string): FilterDef[] {
+export function fieldFilters(model: ResolvedModel, field: ResolvedField, at?: Sql): FilterDef[] {
   if (field.kind === 'fk' || field.kind === 'm2m' || field.kind === 'tags' || field.kind === 'generic_fk') return relationFilters(model, field);
   if (field.kind === 'computed') {
-    const src = field.def.sql && field.def.from?.[0] ? model.fields.get(field.def.from[0]) : undefined;
-    if (!src?.column || !field.choices) return [];
-    return [choiceFilter(field.name, `${field.def.sql}("t".${quoteIdent(src.column)})`, field)];
+    const fn = field.def.sql;
+    const src = fn && field.def.from?.[0] ? model.fields.get(field.def.from[0]) : undefined;
+    if (!fn || !src?.column || !field.choices) return [];
+    return [choiceFilter(field.name, sql`${ident(fn)}(${column('t', src.column)})`, field)];
   }
   if (!field.column || field.writeOnly) return [];
-  const col = at ?? `"t".${quoteIdent(field.column)}`;
+  const col = at ?? column('t', field.column);
   // A secret matches only as a whole: a prefix, a range or an emptiness test would let it be guessed piece by piece.
-  if (field.def.secret) return [columnFilter(field.name, col, 'string', ['exact'], '', field)];
+  if (field.def.secret) return [columnFilter(field.name, col, 'string', ['exact'], null, field)];
   if (field.array) return TEXT_KINDS.has(field.kind) ? [arrayContainsFilter(field.name, col, field)] : [];
   if (field.kind === 'choice') return [choiceFilter(field.name, col, field)];
-  if (TEXT_KINDS.has(field.kind)) return [columnFilter(field.name, col, 'string', STRING_LOOKUPS, '', field)];
+  if (TEXT_KINDS.has(field.kind)) return [columnFilter(field.name, col, 'string', STRING_LOOKUPS, null, field)];
   if (NUMBER_KINDS[field.kind]) return [columnFilter(field.name, col, NUMBER_KINDS[field.kind]!, ORDERED_LOOKUPS, NUMBER_CASTS[field.kind], field)];
-  if (field.kind === 'date') return [columnFilter(field.name, col, 'date', ORDERED_LOOKUPS, '::date', field)];
-  if (field.kind === 'datetime') return [columnFilter(field.name, col, 'datetime', ORDERED_LOOKUPS, '::timestamptz', field)];
-  if (field.kind === 'boolean') return [columnFilter(field.name, col, 'boolean', ['exact'], '', field)];
-  if (field.kind === 'mac') return [columnFilter(field.name, col, 'mac', STRING_LOOKUPS, '::macaddr', field)];
-  if (field.kind === 'cidr') return [columnFilter(field.name, col, 'cidr', ['exact', 'n', 'empty'], '::cidr', field)];
+  if (field.kind === 'date') return [columnFilter(field.name, col, 'date', ORDERED_LOOKUPS, 'date', field)];
+  if (field.kind === 'datetime') return [columnFilter(field.name, col, 'datetime', ORDERED_LOOKUPS, 'timestamptz', field)];
+  if (field.kind === 'boolean') return [columnFilter(field.name, col, 'boolean', ['exact'], null, field)];
+  if (field.kind === 'mac') return [columnFilter(field.name, col, 'mac', STRING_LOOKUPS, 'macaddr', field)];
+  if (field.kind === 'cidr') return [columnFilter(field.name, col, 'cidr', ['exact', 'n', 'empty'], 'cidr', field)];
   if (field.kind === 'inet') return [inetFilter(field.name, col, field)];
   return [];
 }
 
 /** An address filter as NetBox's net_in: with a mask it is that exact interface address, without one any mask. */
-function inetFilter(name: string, col: string, field: ResolvedField): FilterDef {
+function inetFilter(name: string, col: Sql, field: ResolvedField): FilterDef {
   return {
     name,
     lookups: ['exact', 'n', 'empty'],
@@ -105,7 +105,7 @@ function inetFilter(name: string, col: string, field: ResolvedField): FilterDef 
     kind: 'inet',
     async compile(lookup, values, param, ctx) {
       if (lookup === 'empty') return emptyLookup(col, false, values, param, ctx);
-      const parts: Condition[] = [];
+      const parts: Sql[] = [];
       for (const raw of values) {
         const p = parseValue('inet', raw);
         if (!p.ok) {
@@ -113,16 +113,16 @@ function inetFilter(name: string, col: string, field: ResolvedField): FilterDef 
           return null;
         }
         const host = String(p.value).split('/')[0]!;
-        parts.push(raw.includes('/') ? { sql: `${col} = ?::inet`, bindings: [p.value] } : { sql: `(${col} >>= ?::inet AND host(${col}) = ?)`, bindings: [host, host] });
+        parts.push(raw.includes('/') ? sql`${col} = ${String(p.value)}::inet` : sql`(${col} >>= ${host}::inet AND host(${col}) = ${host})`);
       }
-      const any = { sql: parts.map((c) => `(${c.sql})`).join(' OR '), bindings: parts.flatMap((c) => c.bindings) };
-      return lookup === 'n' ? { sql: `NOT (${any.sql})`, bindings: any.bindings } : any;
+      const any = or(parts);
+      return lookup === 'n' ? sql`NOT (${any})` : any;
     },
   };
 }
 
 /** A list-valued field filtered by membership: each value must be one of the list's elements (repeats OR). */
-function arrayContainsFilter(name: string, col: string, field: ResolvedField): FilterDef {
+function arrayContainsFilter(name: string, col: Sql, field: ResolvedField): FilterDef {
   return {
     name,
     lookups: ['exact', 'n'],
@@ -132,8 +132,8 @@ function arrayContainsFilter(name: string, col: string, field: ResolvedField): F
       // Checked like any string value: a NUL byte or a lone surrogate is a 400, not a database error.
       const parsed = parseAll('string', values, param, ctx);
       if (!parsed) return null;
-      const c = { sql: `${col} && ?::text[]`, bindings: [parsed] };
-      return lookup === 'n' ? { sql: `NOT (${c.sql})`, bindings: c.bindings } : c;
+      const c = sql`${col} && ${parsed}::text[]`;
+      return lookup === 'n' ? sql`NOT (${c})` : c;
     },
   };
 }
@@ -146,13 +146,13 @@ export function filterTable(model: ResolvedModel): FilterTable {
   if (table) return table;
   table = new Map();
   const add = (f: FilterDef) => table!.set(f.name, f);
-  add(columnFilter('id', '"t"."id"', 'integer', ORDERED_LOOKUPS));
+  add(columnFilter('id', column('t', 'id'), 'integer', ORDERED_LOOKUPS, 'bigint'));
   if (model.timestamps !== false) {
     // A date-form created compares by its UTC date, as the API shows it.
     add(model.timestamps === 'date'
-      ? columnFilter('created', `("t"."created" AT TIME ZONE 'UTC')::date`, 'date', ORDERED_LOOKUPS, '::date')
-      : columnFilter('created', '"t"."created"', 'datetime', ORDERED_LOOKUPS, '::timestamptz'));
-    add(columnFilter('last_updated', '"t"."last_updated"', 'datetime', ORDERED_LOOKUPS, '::timestamptz'));
+      ? columnFilter('created', sql`("t"."created" AT TIME ZONE 'UTC')::date`, 'date', ORDERED_LOOKUPS, 'date')
+      : columnFilter('created', column('t', 'created'), 'datetime', ORDERED_LOOKUPS, 'timestamptz'));
+    add(columnFilter('last_updated', column('t', 'last_updated'), 'datetime', ORDERED_LOOKUPS, 'timestamptz'));
   }
   for (const field of model.fieldList) for (const f of fieldFilters(model, field)) add(f);
   for (const f of domainFilters(model)) add(f);
@@ -161,7 +161,7 @@ export function filterTable(model: ResolvedModel): FilterTable {
 }
 
 /** `empty=true|false` on a column: parsed once here for every kind that has the lookup. */
-function emptyLookup(col: string, textual: boolean, values: string[], param: string, ctx: FilterContext): Condition | null {
+function emptyLookup(col: Sql, textual: boolean, values: string[], param: string, ctx: FilterContext): Sql | null {
   const flags = parseAll('boolean', values, param, ctx);
   return flags ? emptyCondition(col, flags[0] === true, textual) : null;
 }

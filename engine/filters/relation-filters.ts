@@ -1,10 +1,10 @@
 import type { ResolvedField, ResolvedModel } from '../definitions/registry-types';
-import type { Condition } from '../query/conditions';
-import { quoteIdent } from '../storage/identifiers';
+import { column, ident, or, sql, type Sql } from '../sql/fragment';
 import type { ExistenceCheck, FilterContext } from './filter-context';
 import type { FilterDef } from './filter-table';
 import { parseAll } from './filter-values';
-import { treeWalk } from '../query/tree-walk';
+import { notMatching } from './scalar-lookups';
+import { treeWalkSql } from '../query/json/tree-walk-sql';
 
 /** The field other models' filters use to name an object of this model (site=<slug>, vrf=<rd>). */
 export function naturalKey(model: ResolvedModel): ResolvedField | undefined {
@@ -25,7 +25,7 @@ export interface Targets {
   /** Ids given (`<name>_id=`), or null when the values are natural keys. */
   ids: number[] | null;
   /** The natural key column and its values (`site=<slug>`). */
-  keys: { column: string; values: string[] } | null;
+  keys: { column: Sql; values: string[] } | null;
   /** `null` was among the values: "no object". */
   wantsNull: boolean;
 }
@@ -34,7 +34,7 @@ export function resolveTargets(target: ResolvedModel, by: 'id' | ResolvedField, 
   const wantsNull = values.some(isNull);
   const named = values.filter((v) => !isNull(v));
   if (!named.length) return { target, ids: [], keys: null, wantsNull };
-  const table = quoteIdent(target.table);
+  const table = ident(target.table);
   if (by === 'id') {
     const parsed = parseAll('integer', named, param, ctx);
     if (!parsed) return null;
@@ -42,17 +42,17 @@ export function resolveTargets(target: ResolvedModel, by: 'id' | ResolvedField, 
     addCheck(ctx, {
       param,
       values: named,
-      firstMissing: { sql: `(SELECT min(u."i") FROM unnest(?::bigint[]) WITH ORDINALITY AS u("k", "i") WHERE NOT EXISTS (SELECT 1 FROM ${table} x WHERE x."id" = u."k"))`, bindings: [ids] },
+      firstMissing: sql`(SELECT min("u"."i") FROM unnest(${ids}::bigint[]) WITH ORDINALITY AS "u"("k", "i") WHERE NOT EXISTS (SELECT 1 FROM ${table} AS "x" WHERE "x"."id" = "u"."k"))`,
     });
     return { target, ids, keys: null, wantsNull };
   }
-  const column = quoteIdent(by.column!);
+  const key = ident(by.column!);
   addCheck(ctx, {
     param,
     values: named,
-    firstMissing: { sql: `(SELECT min(u."i") FROM unnest(?::text[]) WITH ORDINALITY AS u("k", "i") WHERE NOT EXISTS (SELECT 1 FROM ${table} x WHERE x.${column}::text = u."k"))`, bindings: [named] },
+    firstMissing: sql`(SELECT min("u"."i") FROM unnest(${named}::text[]) WITH ORDINALITY AS "u"("k", "i") WHERE NOT EXISTS (SELECT 1 FROM ${table} AS "x" WHERE "x".${key}::text = "u"."k"))`,
   });
-  return { target, ids: null, keys: { column, values: named }, wantsNull };
+  return { target, ids: null, keys: { column: key, values: named }, wantsNull };
 }
 
 /** A filter reaching its targets by several paths names them once: one check per parameter. */
@@ -61,9 +61,10 @@ function addCheck(ctx: FilterContext, check: ExistenceCheck): void {
 }
 
 /** "expr is one of the targets": `= ANY(ids)`, or a sub-select of the ids the keys name. */
-function amongTargets(expr: string, t: Targets): Condition {
-  if (t.ids) return { sql: `${expr} = ANY(?)`, bindings: [t.ids] };
-  return { sql: `${expr} IN (SELECT "id" FROM ${quoteIdent(t.target.table)} WHERE ${t.keys!.column}::text = ANY(?::text[]))`, bindings: [t.keys!.values] };
+function amongTargets(expr: Sql, t: Targets): Sql {
+  if (t.ids) return sql`${expr} = ANY(${t.ids})`;
+  const keys = t.keys!;
+  return sql`${expr} IN (SELECT "id" FROM ${ident(t.target.table)} WHERE ${keys.column}::text = ANY(${keys.values}::text[]))`;
 }
 
 /**
@@ -71,34 +72,25 @@ function amongTargets(expr: string, t: Targets): Condition {
  * linked targets among them as there are distinct values. One uncorrelated sub-select, which PostgreSQL
  * hashes once, however many values: one EXISTS per value would have the planner join a thousand relations.
  */
-function linksAll(field: ResolvedField, t: Targets, holderId = '"t"."id"'): Condition {
+function linksAll(field: ResolvedField, t: Targets, holderId: Sql = column('t', 'id')): Sql {
   const wanted = t.ids ? new Set(t.ids).size : new Set(t.keys!.values).size;
-  const among = amongTargets('"j"."target_id"', t);
-  return {
-    sql: `${holderId} IN (SELECT "j"."source_id" FROM ${quoteIdent(field.joinTable!)} "j" WHERE ${among.sql} GROUP BY "j"."source_id" HAVING count(DISTINCT "j"."target_id") = ?)`,
-    bindings: [...among.bindings, wanted],
-  };
+  const among = amongTargets(column('j', 'target_id'), t);
+  return sql`${holderId} IN (SELECT "j"."source_id" FROM ${ident(field.joinTable!)} AS "j" WHERE ${among} GROUP BY "j"."source_id" HAVING count(DISTINCT "j"."target_id") = ${wanted})`;
 }
 
 const hasNamed = (t: Targets): boolean => (t.ids ? t.ids.length > 0 : t.keys!.values.length > 0);
 
 /** The targets and all their descendants, for filters on a tree (region_id matches sites of child regions). */
-function withDescendants(t: Targets): Condition {
-  const seed = amongTargets('"id"', t);
-  return { sql: `(WITH RECURSIVE ${treeWalk('d', t.target.table, seed.sql, 'down')} SELECT "id" FROM "d")`, bindings: seed.bindings };
+function withDescendants(t: Targets): Sql {
+  return sql`(WITH RECURSIVE ${treeWalkSql('d', t.target.table, amongTargets(ident('id'), t), 'down')} SELECT "id" FROM "d")`;
 }
 
 /** A condition "column refers to one of the targets", optionally through the target tree, with null meaning unset. */
-export function refersTo(col: string, t: Targets, descend: boolean): Condition {
-  const parts: Condition[] = [];
-  if (hasNamed(t)) {
-    if (descend && t.target.tree) {
-      const d = withDescendants(t);
-      parts.push({ sql: `${col} IN ${d.sql}`, bindings: d.bindings });
-    } else parts.push(amongTargets(col, t));
-  }
-  if (t.wantsNull) parts.push({ sql: `${col} IS NULL`, bindings: [] });
-  return { sql: parts.map((p) => `(${p.sql})`).join(' OR ') || 'FALSE', bindings: parts.flatMap((p) => p.bindings) };
+export function refersTo(col: Sql, t: Targets, descend: boolean): Sql {
+  const parts: Sql[] = [];
+  if (hasNamed(t)) parts.push(descend && t.target.tree ? sql`${col} IN ${withDescendants(t)}` : amongTargets(col, t));
+  if (t.wantsNull) parts.push(sql`${col} IS NULL`);
+  return or(parts);
 }
 
 /**
@@ -107,7 +99,7 @@ export function refersTo(col: string, t: Targets, descend: boolean): Condition {
  * `<name>_id` for generic relations.
  */
 export function relationFilters(model: ResolvedModel, field: ResolvedField): FilterDef[] {
-  if (field.kind === 'fk') return fkFilters(model, field, `"t".${quoteIdent(field.column!)}`, field.name);
+  if (field.kind === 'fk') return fkFilters(model, field, column('t', field.column!), field.name);
   if (field.kind === 'tags') return [tagFilter(field)];
   if (field.kind === 'm2m') return m2mFilters(field);
   if (field.kind === 'generic_fk') return genericFilters(field);
@@ -115,7 +107,7 @@ export function relationFilters(model: ResolvedModel, field: ResolvedField): Fil
 }
 
 /** `<name>_id` and `<name>` filters for a column holding a target id (also used by declared path filters). */
-export function fkFilters(model: ResolvedModel, field: ResolvedField, col: string, name: string): FilterDef[] {
+export function fkFilters(model: ResolvedModel, field: ResolvedField, col: Sql, name: string): FilterDef[] {
   const target = field.target!;
   // The tree's own parent filter is direct; any other relation to a tree includes descendants, as NetBox.
   const descend = target.tree && !(target === model && field.name === 'parent');
@@ -130,7 +122,7 @@ export function fkFilters(model: ResolvedModel, field: ResolvedField, col: strin
       const c = refersTo(col, r, descend);
       if (lookup !== 'n') return c;
       // __n keeps rows with no relation unless null itself is excluded.
-      return { sql: r.wantsNull ? `NOT (${c.sql})` : `(${col} IS NULL OR NOT (${c.sql}))`, bindings: c.bindings };
+      return r.wantsNull ? sql`NOT (${c})` : sql`(${col} IS NULL OR NOT (${c}))`;
     },
   });
   const out = [make(`${name}_id`, 'id')];
@@ -140,16 +132,13 @@ export function fkFilters(model: ResolvedModel, field: ResolvedField, col: strin
 }
 
 /** The holder links to one of the targets. */
-function linkExists(field: ResolvedField, t: Targets, holderId = '"t"."id"'): Condition {
-  const among = amongTargets('"j"."target_id"', t);
-  return {
-    sql: `EXISTS (SELECT 1 FROM ${quoteIdent(field.joinTable!)} "j" WHERE "j"."source_id" = ${holderId} AND ${among.sql})`,
-    bindings: among.bindings,
-  };
+function linkExists(field: ResolvedField, t: Targets, holderId: Sql = column('t', 'id')): Sql {
+  const among = amongTargets(column('j', 'target_id'), t);
+  return sql`EXISTS (SELECT 1 FROM ${ident(field.joinTable!)} AS "j" WHERE "j"."source_id" = ${holderId} AND ${among})`;
 }
 
 /** `<name>_id` and `<name>` of a many-to-many field held by the row whose id is `holderId` (declared path filters pass their own). */
-export function m2mFilters(field: ResolvedField, holderId = '"t"."id"', name = field.name): FilterDef[] {
+export function m2mFilters(field: ResolvedField, holderId: Sql = column('t', 'id'), name = field.name): FilterDef[] {
   const target = field.target!;
   const make = (name: string, by: 'id' | ResolvedField): FilterDef => ({
     name,
@@ -160,7 +149,7 @@ export function m2mFilters(field: ResolvedField, holderId = '"t"."id"', name = f
       const r = resolveTargets(target, by, values, param, ctx);
       if (!r) return null;
       const c = linkExists(field, r, holderId);
-      return lookup === 'n' ? { sql: `NOT ${c.sql}`, bindings: c.bindings } : c;
+      return lookup === 'n' ? sql`NOT ${c}` : c;
     },
   });
   const out = [make(`${name}_id`, 'id')];
@@ -181,20 +170,17 @@ function tagFilter(field: ResolvedField): FilterDef {
       const key = naturalKey(target)!;
       const r = resolveTargets(target, key, values, param, ctx);
       if (!r) return null;
-      if (!hasNamed(r)) return { sql: 'TRUE', bindings: [] };
-      if (lookup === 'n') {
-        const c = linkExists(field, r);
-        return { sql: `NOT ${c.sql}`, bindings: c.bindings };
-      }
+      if (!hasNamed(r)) return sql`TRUE`;
+      if (lookup === 'n') return sql`NOT ${linkExists(field, r)}`;
       return linksAll(field, r);
     },
   };
 }
 
 /** `<name>_type` and `<name>_id` of a generic relation; `at` overrides the column expressions (declared path filters). */
-export function genericFilters(field: ResolvedField, at?: { type: string; id: string }): FilterDef[] {
-  const typeCol = at?.type ?? `"t".${quoteIdent(field.typeColumn!)}`;
-  const idCol = at?.id ?? `"t".${quoteIdent(field.idColumn!)}`;
+export function genericFilters(field: ResolvedField, at?: { type: Sql; id: Sql }): FilterDef[] {
+  const typeCol = at?.type ?? column('t', field.typeColumn!);
+  const idCol = at?.id ?? column('t', field.idColumn!);
   return [
     {
       name: field.typeColumn!,
@@ -209,8 +195,8 @@ export function genericFilters(field: ResolvedField, at?: { type: string; id: st
             return null;
           }
         }
-        const c = { sql: `${typeCol} = ANY(?)`, bindings: [values] };
-        return lookup === 'n' ? { sql: `(${typeCol} IS NULL OR NOT (${c.sql}))`, bindings: c.bindings } : c;
+        const c = sql`${typeCol} = ANY(${values})`;
+        return lookup === 'n' ? notMatching(c, typeCol) : c;
       },
     },
     {
@@ -221,8 +207,8 @@ export function genericFilters(field: ResolvedField, at?: { type: string; id: st
       async compile(lookup, values, param, ctx) {
         const ids = parseAll('integer', values, param, ctx);
         if (!ids) return null;
-        const c = { sql: `${idCol} = ANY(?)`, bindings: [ids] };
-        return lookup === 'n' ? { sql: `(${idCol} IS NULL OR NOT (${c.sql}))`, bindings: c.bindings } : c;
+        const c = sql`${idCol} = ANY(${ids})`;
+        return lookup === 'n' ? notMatching(c, idCol) : c;
       },
     },
   ];

@@ -1,4 +1,7 @@
-import type { Condition } from '../query/conditions';
+import { or, sql, type Sql } from '../sql/fragment';
+import { castArray, castValue, type Cast } from '../sql/casts';
+
+export type { Cast };
 import { likeEscape } from './filter-values';
 
 /** Lookups of string fields (NetBox's: exact, n, ic, nic, isw, nisw, iew, niew, ie, nie, empty). */
@@ -6,14 +9,9 @@ export const STRING_LOOKUPS = ['exact', 'n', 'ic', 'nic', 'isw', 'nisw', 'iew', 
 /** Lookups of numbers, dates and timestamps. */
 export const ORDERED_LOOKUPS = ['exact', 'n', 'lt', 'lte', 'gt', 'gte', 'empty'] as const;
 
-/** Several values of one parameter: OR for positive lookups, AND (none of them) for negated ones. */
-function any(parts: Condition[]): Condition {
-  return { sql: parts.map((p) => `(${p.sql})`).join(' OR '), bindings: parts.flatMap((p) => p.bindings) };
-}
-
-function not(c: Condition, col: string): Condition {
-  // NetBox's __n excludes the values; a row without a value is not excluded.
-  return { sql: `(${col} IS NULL OR NOT (${c.sql}))`, bindings: c.bindings };
+/** NetBox's __n excludes the values; a row without a value is not excluded. */
+export function notMatching(c: Sql, col: Sql): Sql {
+  return sql`(${col} IS NULL OR NOT (${c}))`;
 }
 
 const PATTERNS: Record<string, (v: string) => string> = {
@@ -24,28 +22,30 @@ const PATTERNS: Record<string, (v: string) => string> = {
 };
 
 /** `empty=true`: null or blank (for text); `empty=false`: neither. */
-export function emptyCondition(col: string, wantEmpty: boolean, textual: boolean): Condition {
-  const isEmpty = textual ? `(${col} IS NULL OR ${col}::text = '')` : `${col} IS NULL`;
-  return { sql: wantEmpty ? isEmpty : `NOT ${isEmpty}`, bindings: [] };
+export function emptyCondition(col: Sql, wantEmpty: boolean, textual: boolean): Sql {
+  const isEmpty = textual ? sql`(${col} IS NULL OR ${col}::text = '')` : sql`${col} IS NULL`;
+  return wantEmpty ? isEmpty : sql`NOT ${isEmpty}`;
 }
 
 /**
- * A scalar lookup on a column expression, values already parsed. `cast` is appended to each
- * placeholder (e.g. ::inet) so comparisons use the column's type and its indexes.
+ * A scalar lookup on a column expression, values already parsed. `cast` types each value (e.g. ::inet)
+ * so comparisons use the column's type and its indexes. Several values: OR for positive lookups, AND
+ * (none of them) for negated ones.
  */
-export function scalarCondition(col: string, lookup: string, values: unknown[], cast = ''): Condition {
+export function scalarCondition(col: Sql, lookup: string, values: unknown[], cast: Cast = null): Sql {
   const base = lookup.startsWith('n') && lookup !== 'n' ? lookup.slice(1) : lookup;
   const negated = lookup === 'n' || (lookup !== base && base in PATTERNS);
   if (lookup === 'exact' || lookup === 'n') {
-    const c: Condition = { sql: `${col} = ANY(?${cast ? `${cast}[]` : ''})`, bindings: [values] };
-    return negated ? not(c, col) : c;
+    const c = sql`${col} = ANY(${castArray(values, cast)})`;
+    return negated ? notMatching(c, col) : c;
   }
   if (base in PATTERNS) {
     const make = PATTERNS[base]!;
-    const c = any(values.map((v) => ({ sql: `${col}::text ILIKE ? ESCAPE '\\'`, bindings: [make(String(v))] })));
-    return negated ? not(c, col) : c;
+    const c = or(values.map((v) => sql`${col}::text ILIKE ${make(String(v))} ESCAPE '\\'`));
+    return negated ? notMatching(c, col) : c;
   }
-  const op = { lt: '<', lte: '<=', gt: '>', gte: '>=' }[lookup];
-  if (op) return any(values.map((v) => ({ sql: `${col} ${op} ?${cast}`, bindings: [v] })));
+  const op = { lt: sql`<`, lte: sql`<=`, gt: sql`>`, gte: sql`>=` }[lookup];
+  if (op) return or(values.map((v) => sql`${col} ${op} ${castValue(v, cast)}`));
   throw new Error(`unknown lookup ${lookup}`);
 }
+

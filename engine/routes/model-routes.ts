@@ -9,7 +9,7 @@ import { parseJsonBody } from './json-body';
 import { sendJson, sendJsonText } from './respond';
 import { optionsFor } from './options-metadata';
 import type { Action } from '../auth/permissions';
-import type { Condition } from '../query/conditions';
+import type { Sql } from '../sql/fragment';
 import { csrfMatches, CSRF_HEADER } from '../auth/sessions';
 
 const LIST_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
@@ -17,7 +17,7 @@ const DETAIL_METHODS = ['GET', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** The objects the caller may act on, or a 403 (nobody logged in: "credentials were not provided"). */
-async function allowedScope(ctx: CallContext, model: ResolvedModel, action: Action): Promise<Condition[]> {
+async function allowedScope(ctx: CallContext, model: ResolvedModel, action: Action): Promise<Sql[]> {
   const scope = await ctx.scope(model, action);
   if (scope.allowed) return scope.conditions;
   // Refused on cached permissions: a grant given since then must not be missed.

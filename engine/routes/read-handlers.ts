@@ -3,13 +3,12 @@ import type { Form } from '../query/json/object-json';
 import { detailStatement, listStatement } from '../query/statements/read-statements';
 import { credentialsAreCurrent, StaleCredentials } from '../auth/credential-cache';
 import { runRows } from '../query/statements/run';
-import type { Condition } from '../query/conditions';
 import type { CallContext } from './api-context';
 import { pageLinks, pageOf } from './pagination';
 import { notFound } from './http-error';
 import { compileListQuery } from '../filters/compile-list-query';
 import { FilterErrors } from '../filters/filter-errors';
-import { Sql, sql } from '../sql/fragment';
+import { sql, type Sql } from '../sql/fragment';
 
 /** brief=1 (or true) asks for the brief form. */
 export function formOf(query: URLSearchParams): Form {
@@ -22,20 +21,15 @@ export function omitOf(query: URLSearchParams): Set<string> {
   return new Set(query.getAll('exclude').flatMap((v) => v.split(',')).map((s) => s.trim()).filter(Boolean));
 }
 
-/** A condition of the filter layer as a fragment (until the filter layer builds fragments itself). */
-export function asFragment(c: Condition): Sql {
-  return Sql.fromPlaceholders(c.sql, c.bindings);
-}
-
 /**
  * A list page, one statement: the rows, the count and every embedded object, JSON built by PostgreSQL.
  * The body is assembled around the page's JSON text without parsing it again.
  */
-export async function listObjects(ctx: CallContext, model: ResolvedModel, fullUrl: string, scope: Condition[]): Promise<string> {
+export async function listObjects(ctx: CallContext, model: ResolvedModel, fullUrl: string, scope: Sql[]): Promise<string> {
   const page = pageOf(ctx.config, ctx.query);
   const plan = await compileListQuery(ctx.knex, ctx.registry, model, ctx.query);
-  const conditions = [...scope, ...plan.conditions].map(asFragment);
-  const checks = plan.checks.map((c) => asFragment(c.firstMissing));
+  const conditions = [...scope, ...plan.conditions];
+  const checks = plan.checks.map((c) => c.firstMissing);
   const statement = listStatement(ctx.registry, {
     model,
     conditions,
@@ -61,8 +55,8 @@ export async function listObjects(ctx: CallContext, model: ResolvedModel, fullUr
 }
 
 /** GET on a detail endpoint: one statement. */
-export async function getObject(ctx: CallContext, model: ResolvedModel, id: number, scope: Condition[]): Promise<string> {
-  const conditions = [...scope.map(asFragment), sql`"t"."id" = ${id}`];
+export async function getObject(ctx: CallContext, model: ResolvedModel, id: number, scope: Sql[]): Promise<string> {
+  const conditions = [...scope, sql`"t"."id" = ${id}`];
   const statement = detailStatement(ctx.registry, { model, conditions, form: formOf(ctx.query), omit: omitOf(ctx.query), json: jsonOptions(ctx), current: credentialsAreCurrent(ctx.principal) });
   const [row] = await runRows<{ current: boolean; body: string | null }>(ctx.knex, statement);
   if (!row!.current) throw new StaleCredentials();

@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
 import type { ResolvedModel } from '../definitions/registry-types';
-import { andAll } from '../query/conditions';
+import { and, ident, sql } from '../sql/fragment';
+import { runRows } from '../query/statements/run';
 import { rowSelectList, type Row } from '../query/row-columns';
 import { displayOf } from '../serialization/display';
-import { quoteIdent } from '../storage/identifiers';
 import type { CallContext } from './api-context';
 import { HttpError } from './http-error';
 
@@ -38,9 +38,8 @@ export async function refusedDelete(ctx: CallContext, db: Knex, dependents: Depe
       hidden += ids.length;
       continue;
     }
-    const where = andAll([{ sql: '"t"."id" = ANY(?)', bindings: [ids] }, ...scope.conditions]);
-    const result = await db.raw(`SELECT ${rowSelectList(model, 't')} FROM ${quoteIdent(model.table)} AS "t" WHERE ${where.sql} ORDER BY "t"."id"`, where.bindings as Knex.RawBinding[]);
-    const rows = result.rows as Row[];
+    const where = and([sql`"t"."id" = ANY(${ids})`, ...scope.conditions]);
+    const rows = await runRows<Row>(db, sql`SELECT ${rowSelectList(model, 't')} FROM ${ident(model.table)} AS "t" WHERE ${where} ORDER BY "t"."id"`);
     hidden += ids.length - rows.length;
     for (const row of rows.slice(0, Math.max(0, MAX_NAMED - named.length))) named.push(`${displayOf(model, row)} (${row.id})`);
   }

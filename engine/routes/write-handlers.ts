@@ -11,12 +11,12 @@ import { refusedDelete } from './refused-delete';
 import { asPgError, constraintErrors, FK_VIOLATION, RESTRICT_VIOLATION } from '../storage/db-errors';
 import { objectUrl, writtenObjects } from '../query/read-objects';
 import { credentialsAreCurrent, StaleCredentials } from '../auth/credential-cache';
-import { asFragment, jsonOptions } from './read-handlers';
+import { jsonOptions } from './read-handlers';
 import { checkTreeParent } from '../storage/tree-parent';
 import type { CallContext } from './api-context';
 import { HttpError, notFound, permissionDenied } from './http-error';
-import { andAll, type Condition } from '../query/conditions';
-import { quoteIdent } from '../storage/identifiers';
+import { and, ident, sql, type Sql } from '../sql/fragment';
+import { runRows } from '../query/statements/run';
 import { parsePk } from '../validation/resolve-related';
 import { runFieldValidators } from '../validation/named-validators';
 import { runChecks, runChecksOnMany } from '../validation/definition-checks';
@@ -149,8 +149,8 @@ function isErrors(v: number | FieldErrors): v is FieldErrors {
 
 /** What a write may touch: the objects the caller may see (null: none), and those the action may affect. */
 export interface WriteScopes {
-  view: Condition[] | null;
-  act: Condition[];
+  view: Sql[] | null;
+  act: Sql[];
 }
 
 /**
@@ -164,18 +164,15 @@ export interface WriteScopes {
  * the FOR KEY SHARE that rows referring to it take (a child whose parent is being edited). A delete
  * strengthens it to FOR UPDATE itself (delete-objects).
  */
-async function matching(trx: Trx, model: ResolvedModel, ids: number[], conditions: Condition[] | null): Promise<Set<number>> {
+async function matching(trx: Trx, model: ResolvedModel, ids: number[], conditions: Sql[] | null): Promise<Set<number>> {
   if (conditions === null) return new Set();
-  const where = andAll([{ sql: '"t"."id" = ANY(?)', bindings: [ids] }, ...conditions]);
-  const result = await trx.raw(
-    `SELECT "t"."id" FROM ${quoteIdent(model.table)} AS "t" WHERE ${where.sql} ORDER BY "t"."id" FOR NO KEY UPDATE OF "t"`,
-    where.bindings as Knex.RawBinding[],
-  );
-  return new Set((result.rows as Array<{ id: number }>).map((r) => r.id));
+  const where = and([sql`"t"."id" = ANY(${ids})`, ...conditions]);
+  const rows = await runRows<{ id: number }>(trx, sql`SELECT "t"."id" FROM ${ident(model.table)} AS "t" WHERE ${where} ORDER BY "t"."id" FOR NO KEY UPDATE OF "t"`);
+  return new Set(rows.map((r) => r.id));
 }
 
 /** Refuses (403, and the transaction rolls back) when any of the objects lies outside the permitted ones. */
-async function requireWithin(trx: Trx, model: ResolvedModel, ids: number[], conditions: Condition[]): Promise<void> {
+async function requireWithin(trx: Trx, model: ResolvedModel, ids: number[], conditions: Sql[]): Promise<void> {
   if (!conditions.length) return;
   const inside = await matching(trx, model, ids, conditions);
   if (ids.some((id) => !inside.has(id))) throw permissionDenied();
@@ -212,7 +209,7 @@ async function answer(ctx: CallContext, trx: Trx, model: ResolvedModel, ids: num
 }
 
 /** POST one object (201 + Location) or an array of objects (201, answered in request order); each must fall within the add constraints. */
-export async function createObjects(ctx: CallContext, model: ResolvedModel, body: unknown, addScope: Condition[]): Promise<{ body: string; location?: string }> {
+export async function createObjects(ctx: CallContext, model: ResolvedModel, body: unknown, addScope: Sql[]): Promise<{ body: string; location?: string }> {
   const many = Array.isArray(body);
   const items = many ? (body as unknown[]) : [body];
   if (many && !items.length) throw new HttpError(400, { non_field_errors: ['Expected a list of items but got an empty list.'] });
@@ -278,7 +275,7 @@ async function writeAll(ctx: CallContext, trx: Trx, model: ResolvedModel, work: 
 /** PUT or PATCH on a detail endpoint: the object must be within the change constraints before and after. */
 export async function updateObject(ctx: CallContext, model: ResolvedModel, id: number, body: unknown, mode: WriteMode, scopes: WriteScopes): Promise<string> {
   if (!scopes.act.length && scopes.view !== null) {
-    const done = await updateInOneStatement(ctx, model, id, body, mode, scopes.view.map(asFragment));
+    const done = await updateInOneStatement(ctx, model, id, body, mode, scopes.view);
     if (done !== null) return done;
   }
   return inTransaction(ctx, async (trx) => {

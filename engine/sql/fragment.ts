@@ -55,16 +55,6 @@ export class Sql {
     return new Sql([`"${name}"`], []);
   }
 
-  /**
-   * TEMPORARY bridge while the filter layer still builds `?` conditions (issue 14 converts it): the text
-   * split at its holes. Removed once every condition is a fragment.
-   */
-  static fromPlaceholders(text: string, bindings: readonly unknown[]): Sql {
-    const texts = text.split('?');
-    if (texts.length - 1 !== bindings.length) throw new Error(`condition has ${texts.length - 1} holes and ${bindings.length} values`);
-    return new Sql(texts, bindings as SqlValue[]);
-  }
-
   /** The fragment with each SqlParam hole given its value; a name without a value is an error. */
   bindParams(params: Readonly<Record<string, SqlValue>>): Sql {
     const values = this.values.map((v) => {

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Registry, ResolvedField, ResolvedModel } from '../definitions/registry-types';
-import { quoteIdent } from './identifiers';
+import { column, ident, sql } from '../sql/fragment';
+import { runRows } from '../query/statements/run';
 import { rowSelectList, type Row } from '../query/row-columns';
 import { deleteRows } from './write-rows';
 import { MAX_TREE_DEPTH } from '../query/tree-walk';
@@ -33,9 +34,9 @@ function genericDependents(registry: Registry, model: ResolvedModel): ResolvedFi
 }
 
 /** Locks the rows of a table matching `column = ANY(ids)` FOR UPDATE, in id order (so two deletes cannot deadlock on them); returns their ids. */
-async function lockRows(db: Db, model: ResolvedModel, column: string, ids: number[]): Promise<number[]> {
-  const result = await db.raw(`SELECT "id" FROM ${quoteIdent(model.table)} WHERE ${quoteIdent(column)} = ANY(?) ORDER BY "id" FOR UPDATE`, [ids]);
-  return (result.rows as Array<{ id: number }>).map((r) => r.id);
+async function lockRows(db: Db, model: ResolvedModel, columnName: string, ids: number[]): Promise<number[]> {
+  const rows = await runRows<{ id: number }>(db, sql`SELECT "id" FROM ${ident(model.table)} WHERE ${ident(columnName)} = ANY(${ids}) ORDER BY "id" FOR UPDATE`);
+  return rows.map((r) => r.id);
 }
 
 /**
@@ -80,16 +81,16 @@ async function releaseGenericDependents(db: Db, registry: Registry, model: Resol
     await releaseGenericDependents(db, registry, rel.model, children, depth + 1, self ? seen : new Set(children));
   }
   for (const f of genericDependents(registry, model)) {
-    const t = quoteIdent(f.model.table);
-    const typeCol = quoteIdent(f.typeColumn!);
-    const idCol = quoteIdent(f.idColumn!);
+    const t = ident(f.model.table);
+    const typeCol = ident(f.typeColumn!);
+    const idCol = ident(f.idColumn!);
+    const pointsHere = sql`${typeCol} = ${model.label}::text AND ${idCol} = ANY(${ids})`;
     if (f.def.on_delete === 'cascade' || f.def.on_delete === 'protect') {
-      const result = await db.raw(`SELECT "id" FROM ${t} WHERE ${typeCol} = ? AND ${idCol} = ANY(?)`, [model.label, ids]);
-      const childIds = (result.rows as Array<{ id: number }>).map((r) => r.id);
+      const childIds = (await runRows<{ id: number }>(db, sql`SELECT "id" FROM ${t} WHERE ${pointsHere}`)).map((r) => r.id);
       if (f.def.on_delete === 'protect' && childIds.length) throw new GenericProtectedError(f.model, childIds);
       await deleteObjects(db, registry, f.model, childIds, depth + 1);
     } else {
-      await db.raw(`UPDATE ${t} SET ${typeCol} = NULL, ${idCol} = NULL WHERE ${typeCol} = ? AND ${idCol} = ANY(?)`, [model.label, ids]);
+      await runRows(db, sql`UPDATE ${t} SET ${typeCol} = NULL, ${idCol} = NULL WHERE ${pointsHere}`);
     }
   }
 }
@@ -103,13 +104,13 @@ export async function protectingObjects(db: Db, model: ResolvedModel, ids: numbe
   const out: Array<{ model: ResolvedModel; row: Row }> = [];
   for (const rel of model.reverse) {
     const child = rel.model;
-    const where = `"t".${quoteIdent(rel.column!)} = ANY(?)`;
+    const where = sql`${column('t', rel.column!)} = ANY(${ids})`;
     if (rel.def.on_delete === 'protect') {
-      const result = await db.raw(`SELECT ${rowSelectList(child, 't')} FROM ${quoteIdent(child.table)} AS "t" WHERE ${where} ORDER BY "t"."id" LIMIT 100`, [ids]);
-      for (const row of result.rows as Row[]) out.push({ model: child, row });
+      const rows = await runRows<Row>(db, sql`SELECT ${rowSelectList(child, 't')} FROM ${ident(child.table)} AS "t" WHERE ${where} ORDER BY "t"."id" LIMIT 100`);
+      for (const row of rows) out.push({ model: child, row });
     } else if (rel.def.on_delete === 'cascade' && child !== model) {
-      const result = await db.raw(`SELECT "t"."id" FROM ${quoteIdent(child.table)} AS "t" WHERE ${where}`, [ids]);
-      out.push(...(await protectingObjects(db, child, (result.rows as Array<{ id: number }>).map((r) => r.id), depth + 1)));
+      const rows = await runRows<{ id: number }>(db, sql`SELECT "t"."id" FROM ${ident(child.table)} AS "t" WHERE ${where}`);
+      out.push(...(await protectingObjects(db, child, rows.map((r) => r.id), depth + 1)));
     }
   }
   return out;

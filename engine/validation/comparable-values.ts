@@ -1,11 +1,12 @@
 import type { ResolvedField } from '../definitions/registry-types';
+import type { Cast } from '../sql/casts';
 import { ISO_DATE, ISO_DATETIME, withinCalendar } from './calendar';
 import { normalizeCidr, normalizeInet, normalizeMac } from './ip-values';
 
 /** A JSON value ready to be compared with a column: the value to bind, and the cast that types the placeholder. */
 export interface Comparable {
   value: unknown;
-  cast: string;
+  cast: Cast;
 }
 
 const INTEGER = /^-?\d{1,15}$/;
@@ -31,37 +32,37 @@ export function comparableFor(field: ResolvedField | null, value: unknown): Comp
     case 'integer':
     case 'positive_integer': {
       const n = integer(value);
-      return n === null ? null : { value: n, cast: '::bigint' };
+      return n === null ? null : { value: n, cast: 'bigint' };
     }
     case 'choice': {
       if (field?.choices?.numeric) {
         const n = integer(value);
-        return n === null ? null : { value: n, cast: '::bigint' };
+        return n === null ? null : { value: n, cast: 'bigint' };
       }
-      return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value)) ? { value: String(value), cast: '' } : null;
+      return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value)) ? { value: String(value), cast: null } : null;
     }
     case 'decimal':
     case 'float':
-      if (typeof value === 'number') return Number.isFinite(value) ? { value, cast: '' } : null;
-      return typeof value === 'string' && DECIMAL.test(value) ? { value, cast: '' } : null;
+      if (typeof value === 'number') return Number.isFinite(value) ? { value, cast: null } : null;
+      return typeof value === 'string' && DECIMAL.test(value) ? { value, cast: null } : null;
     case 'boolean':
-      return typeof value === 'boolean' ? { value, cast: '' } : null;
+      return typeof value === 'boolean' ? { value, cast: null } : null;
     case 'date':
-      return typeof value === 'string' && ISO_DATE.test(value) && withinCalendar(value) ? { value, cast: '::date' } : null;
+      return typeof value === 'string' && ISO_DATE.test(value) && withinCalendar(value) ? { value, cast: 'date' } : null;
     case 'datetime':
-      return typeof value === 'string' && ISO_DATETIME.test(value) && withinCalendar(value) ? { value, cast: '::timestamptz' } : null;
+      return typeof value === 'string' && ISO_DATETIME.test(value) && withinCalendar(value) ? { value, cast: 'timestamptz' } : null;
     case 'inet':
     case 'cidr':
     case 'mac': {
       if (typeof value !== 'string') return null;
       const n = kind === 'inet' ? normalizeInet(value) : kind === 'cidr' ? normalizeCidr(value) : normalizeMac(value);
-      return n.ok ? { value: n.value, cast: kind === 'mac' ? '::macaddr' : `::${kind}` } : null;
+      return n.ok ? { value: n.value, cast: kind === 'mac' ? 'macaddr' : kind } : null;
     }
     case 'string':
     case 'text':
     case 'slug':
     case 'password':
-      return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value)) ? { value: String(value), cast: '' } : null;
+      return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value)) ? { value: String(value), cast: null } : null;
     default:
       return null;
   }

@@ -2,7 +2,8 @@ import type { Knex } from 'knex';
 import type { ResolvedModel } from '../definitions/registry-types';
 import type { Check } from '../definitions/generated/model-definition';
 import { resolvePath, type FilterPath } from '../filters/filter-paths';
-import { quoteIdent } from '../storage/identifiers';
+import { ident, join, sql, type Sql } from '../sql/fragment';
+import { runRows } from '../query/statements/run';
 
 type Db = Knex | Knex.Transaction;
 
@@ -16,7 +17,7 @@ type Db = Knex | Knex.Transaction;
  * the row as it leaves it, and keeps the row from changing until this write commits. Message values
  * are read plainly: they do not decide anything.
  */
-function valueAt(model: ResolvedModel, path: string, locked = false): string {
+function valueAt(model: ResolvedModel, path: string, locked = false): Sql {
   const route: FilterPath = resolvePath(model, path);
   const f = route.field;
   if (route.multiValued || route.narrowed || !f.column) throw new Error(`${model.label}: check path ${path} must end on a stored field, one value per object`);
@@ -26,25 +27,25 @@ function valueAt(model: ResolvedModel, path: string, locked = false): string {
 const PLACEHOLDER = /\{([a-z_][a-z0-9_.]*)\}/g;
 
 /** The SQL of a check: true when the rule is broken. */
-function brokenWhen(model: ResolvedModel, check: Check): string {
+function brokenWhen(model: ResolvedModel, check: Check): Sql {
   if (check.same) {
     const [a, b] = check.same.map((p) => valueAt(model, p, true));
-    return `(${a}) IS NOT NULL AND (${b}) IS NOT NULL AND (${a}) <> (${b})`;
+    return sql`(${a}) IS NOT NULL AND (${b}) IS NOT NULL AND (${a}) <> (${b})`;
   }
   if (check.between) {
     const v = valueAt(model, check.field!, true);
     const [lo, hi] = check.between.map((p) => valueAt(model, p, true));
-    return `(${v}) < COALESCE((${lo}), (${v})) OR (${v}) > COALESCE((${hi}), (${v}))`;
+    return sql`(${v}) < COALESCE((${lo}), (${v})) OR (${v}) > COALESCE((${hi}), (${v}))`;
   }
-  if (check.any_of) return check.any_of.map((p) => `(${valueAt(model, p, true)}) IS NULL`).join(' AND ');
-  if (check.at_most_one) return `(${check.at_most_one.map((p) => `(CASE WHEN (${valueAt(model, p, true)}) IS NULL THEN 0 ELSE 1 END)`).join(' + ')}) > 1`;
+  if (check.any_of) return join(check.any_of.map((p) => sql`(${valueAt(model, p, true)}) IS NULL`), ' AND ');
+  if (check.at_most_one) return sql`(${join(check.at_most_one.map((p) => sql`(CASE WHEN (${valueAt(model, p, true)}) IS NULL THEN 0 ELSE 1 END)`), ' + ')}) > 1`;
   throw new Error(`${model.label}: a check needs same, between, any_of or at_most_one`);
 }
 
 interface CompiledChecks {
-  sql: string;
-  /** The same verdicts for many objects at once, with each row's "id". */
-  manySql: string;
+  /** Every check's verdict ("c0"...) and placeholder value ("v0"...), for the row "t". */
+  columns: Sql;
+  table: Sql;
   checks: Check[];
   placeholders: string[];
 }
@@ -58,17 +59,11 @@ export function compileChecks(model: ResolvedModel): CompiledChecks | null {
   let result: CompiledChecks | null = null;
   if (checks.length) {
     const placeholders = [...new Set(checks.flatMap((c) => [...c.message.matchAll(PLACEHOLDER)].map((m) => m[1]!)))];
-    const columns = [
-      ...checks.map((c, i) => `COALESCE((${brokenWhen(model, c)}), FALSE) AS "c${i}"`),
-      ...placeholders.map((p, i) => `(${valueAt(model, p)})::text AS "v${i}"`),
-    ];
-    const from = `FROM ${quoteIdent(model.table)} AS "t"`;
-    result = {
-      sql: `SELECT ${columns.join(', ')} ${from} WHERE "t"."id" = ?`,
-      manySql: `SELECT "t"."id" AS "id", ${columns.join(', ')} ${from} WHERE "t"."id" = ANY(?::bigint[])`,
-      checks,
-      placeholders,
-    };
+    const columns = join([
+      ...checks.map((c, i) => sql`COALESCE((${brokenWhen(model, c)}), FALSE) AS ${ident(`c${i}`)}`),
+      ...placeholders.map((p, i) => sql`(${valueAt(model, p)})::text AS ${ident(`v${i}`)}`),
+    ]);
+    result = { columns, table: ident(model.table), checks, placeholders };
   }
   compiled.set(model, result);
   return result;
@@ -81,7 +76,7 @@ export function compileChecks(model: ResolvedModel): CompiledChecks | null {
 export async function runChecks(db: Db, model: ResolvedModel, id: number): Promise<Record<string, string[]>> {
   const c = compileChecks(model);
   if (!c) return {};
-  const row = ((await db.raw(c.sql, [id])).rows as Array<Record<string, unknown>>)[0];
+  const [row] = await runRows<Record<string, unknown>>(db, sql`SELECT ${c.columns} FROM ${c.table} AS "t" WHERE "t"."id" = ${id}::bigint`);
   return row ? verdicts(c, row) : {};
 }
 
@@ -90,7 +85,8 @@ export async function runChecksOnMany(db: Db, model: ResolvedModel, ids: readonl
   const out = new Map<number, Record<string, string[]>>();
   const c = compileChecks(model);
   if (!c || !ids.length) return out;
-  for (const row of (await db.raw(c.manySql, [[...ids]])).rows as Array<Record<string, unknown>>) {
+  const rows = await runRows<Record<string, unknown>>(db, sql`SELECT "t"."id" AS "id", ${c.columns} FROM ${c.table} AS "t" WHERE "t"."id" = ANY(${[...ids]}::bigint[])`);
+  for (const row of rows) {
     const errors = verdicts(c, row);
     if (Object.keys(errors).length) out.set(Number(row.id), errors);
   }

@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import type { ResolvedField, ResolvedModel } from '../definitions/registry-types';
-import { quoteIdent } from '../storage/identifiers';
-import type { Condition } from '../query/conditions';
+import { and, column, ident, sql, type Sql } from '../sql/fragment';
+import { runRows } from '../query/statements/run';
+import { castValue } from '../sql/casts';
 import { ISO_DATE, ISO_DATETIME, withinCalendar } from './calendar';
 import { normalizeCidr, normalizeInet, normalizeMac } from './ip-values';
 
@@ -21,38 +22,37 @@ function pyRepr(attrs: Record<string, unknown>): string {
  * Conditions on a model's table (alias given) matching the attributes: scalar fields by value, a
  * foreign key by id or by a nested object of attributes (a subquery), so {"site": {"slug": "dc1"}} works.
  */
-export function attributeConditions(model: ResolvedModel, attrs: Record<string, unknown>, alias: string, depth = 0): Condition[] | string {
+export function attributeConditions(model: ResolvedModel, attrs: Record<string, unknown>, alias: string, depth = 0): Sql[] | string {
   if (depth > 5) return 'Attributes are nested too deeply.';
-  const out: Condition[] = [];
+  const out: Sql[] = [];
   for (const [key, value] of Object.entries(attrs)) {
-    const a = quoteIdent(alias);
     if (key === 'id') {
       const pk = parsePk(value);
       if (pk === null) return `Invalid id: ${JSON.stringify(value)}`;
-      out.push({ sql: `${a}."id" = ?`, bindings: [pk] });
+      out.push(sql`${column(alias, 'id')} = ${pk}::bigint`);
       continue;
     }
     const f = model.fields.get(key);
     if (!f || (!f.column && f.kind !== 'fk') || f.writeOnly) return `Unknown attribute "${key}" of ${model.verboseName}.`;
     if (f.kind === 'fk' && f.target) {
-      const col = `${a}.${quoteIdent(f.column!)}`;
+      const col = column(alias, f.column!);
       if (value === null) {
-        out.push({ sql: `${col} IS NULL`, bindings: [] });
+        out.push(sql`${col} IS NULL`);
       } else if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
-        const inner = attributeConditions(f.target, value as Record<string, unknown>, `r${depth + 1}`, depth + 1);
+        const innerAlias = `r${depth + 1}`;
+        const inner = attributeConditions(f.target, value as Record<string, unknown>, innerAlias, depth + 1);
         if (typeof inner === 'string') return inner;
-        const where = inner.length ? inner.map((c) => c.sql).join(' AND ') : 'TRUE';
-        out.push({ sql: `${col} IN (SELECT "r${depth + 1}"."id" FROM ${quoteIdent(f.target.table)} AS "r${depth + 1}" WHERE ${where})`, bindings: inner.flatMap((c) => c.bindings) });
+        out.push(sql`${col} IN (SELECT ${column(innerAlias, 'id')} FROM ${ident(f.target.table)} AS ${ident(innerAlias)} WHERE ${and(inner)})`);
       } else {
         const pk = parsePk(value);
         if (pk === null) return `Invalid ${key}: ${JSON.stringify(value)}`;
-        out.push({ sql: `${col} = ?`, bindings: [pk] });
+        out.push(sql`${col} = ${pk}::bigint`);
       }
       continue;
     }
-    const col = `${a}.${quoteIdent(f.column!)}`;
+    const col = column(alias, f.column!);
     if (value === null) {
-      out.push({ sql: `${col} IS NULL`, bindings: [] });
+      out.push(sql`${col} IS NULL`);
       continue;
     }
     if (typeof value === 'object') return `Invalid value for attribute "${key}".`;
@@ -61,13 +61,13 @@ export function attributeConditions(model: ResolvedModel, attrs: Record<string, 
       const n = f.kind === 'inet' ? normalizeInet(String(value)) : f.kind === 'cidr' ? normalizeCidr(String(value)) : normalizeMac(String(value));
       if (!n.ok) return n.message;
       v = n.value;
-      out.push({ sql: `${col} = ?::${f.kind === 'mac' ? 'macaddr' : f.kind}`, bindings: [v] });
+      out.push(sql`${col} = ${castValue(v, f.kind === 'mac' ? 'macaddr' : f.kind)}`);
       continue;
     }
     if (['integer', 'positive_integer'].includes(f.kind) && !Number.isSafeInteger(Number(value))) return `Invalid value for attribute "${key}".`;
     if (f.kind === 'boolean' && typeof value !== 'boolean') return `Invalid value for attribute "${key}".`;
     if (!comparable(f, value)) return `Invalid value for attribute "${key}".`;
-    out.push({ sql: `${col} = ?`, bindings: [v] });
+    out.push(sql`${col} = ${castValue(v, null)}`);
   }
   return out;
 }
@@ -108,9 +108,7 @@ export async function resolveRelated(db: Knex | Knex.Transaction, target: Resolv
     const attrs = value as Record<string, unknown>;
     const conds = attributeConditions(target, attrs, 't');
     if (typeof conds === 'string') return { ok: false, message: conds };
-    const where = conds.length ? conds.map((c) => c.sql).join(' AND ') : 'TRUE';
-    const result = await db.raw(`SELECT "t"."id" FROM ${quoteIdent(target.table)} AS "t" WHERE ${where} LIMIT 2`, conds.flatMap((c) => c.bindings) as Knex.RawBinding[]);
-    const rows = result.rows as Array<{ id: number }>;
+    const rows = await runRows<{ id: number }>(db, sql`SELECT "t"."id" FROM ${ident(target.table)} AS "t" WHERE ${and(conds)} LIMIT 2`);
     if (rows.length === 0) return { ok: false, message: `Related object not found using the provided attributes: ${pyRepr(attrs)}` };
     if (rows.length > 1) return { ok: false, message: `Multiple objects match the provided attributes: ${pyRepr(attrs)}` };
     return { ok: true, id: rows[0]!.id };
@@ -131,7 +129,7 @@ export async function resolveRelated(db: Knex | Knex.Transaction, target: Resolv
  */
 export async function missingIds(db: Knex | Knex.Transaction, model: ResolvedModel, ids: number[]): Promise<number[]> {
   if (!ids.length) return [];
-  const result = await db.raw(`SELECT "id" FROM ${quoteIdent(model.table)} WHERE "id" = ANY(?) ORDER BY "id" FOR KEY SHARE`, [ids]);
-  const found = new Set((result.rows as Array<{ id: number }>).map((r) => r.id));
+  const rows = await runRows<{ id: number }>(db, sql`SELECT "id" FROM ${ident(model.table)} WHERE "id" = ANY(${ids}) ORDER BY "id" FOR KEY SHARE`);
+  const found = new Set(rows.map((r) => r.id));
   return ids.filter((id) => !found.has(id));
 }
