@@ -9,7 +9,8 @@ import { clientAddress, inNetworks } from './client-address';
 import { sessionPrincipal } from './sessions';
 import type { CredentialCache } from './credential-cache';
 import { AUTH_VERSION_TABLE } from '../storage/routines';
-import { quoteIdent } from '../storage/identifiers';
+import { ident, sql } from '../sql/fragment';
+import { runRows } from '../query/statements/run';
 
 /** Who is asking: a user known through a token or a browser session, or nobody. */
 export interface Principal {
@@ -92,17 +93,13 @@ export async function authenticate(deps: AuthDeps, req: Request, cache?: Credent
   }
   const { users, tokens } = authTables(deps.registry);
   const now = deps.clock.now().toISOString();
-  const result = await deps.knex.raw(
-    `SELECT t."id", (t."expires" IS NOT NULL AND t."expires" <= ?::timestamptz) AS "expired", extract(epoch FROM t."expires") * 1000 AS "expires_ms",
-            t."write_enabled", t."allowed_ips"::text[] AS "allowed_ips",
-            (t."last_used" IS NULL OR t."last_used" < ?::timestamptz - interval '${LAST_USED_INTERVAL_SECONDS} seconds') AS "stale",
-            u."id" AS "user_id", u."username", u."is_active", u."is_superuser",
-            (SELECT "version" FROM ${quoteIdent(AUTH_VERSION_TABLE)}) AS "auth_version"
-       FROM ${tokens} t JOIN ${users} u ON u."id" = t."user_id"
-      WHERE t."key" = ?`,
-    [now, now, key],
-  );
-  const row = (result.rows as TokenRow[])[0];
+  const [row] = await runRows<TokenRow>(deps.knex, sql`SELECT "t"."id", ("t"."expires" IS NOT NULL AND "t"."expires" <= ${now}::timestamptz) AS "expired", extract(epoch FROM "t"."expires") * 1000 AS "expires_ms",
+            "t"."write_enabled", "t"."allowed_ips"::text[] AS "allowed_ips",
+            ("t"."last_used" IS NULL OR "t"."last_used" < ${now}::timestamptz - make_interval(secs => ${LAST_USED_INTERVAL_SECONDS})) AS "stale",
+            "u"."id" AS "user_id", "u"."username", "u"."is_active", "u"."is_superuser",
+            (SELECT "version" FROM ${ident(AUTH_VERSION_TABLE)}) AS "auth_version"
+       FROM ${tokens} AS "t" JOIN ${users} AS "u" ON "u"."id" = "t"."user_id"
+      WHERE "t"."key" = ${key}`);
   if (!row) throw new HttpError(403, { detail: 'Invalid token' });
   if (!row.is_active) throw new HttpError(403, { detail: 'User inactive or deleted.' });
   if (row.expired) throw new HttpError(403, { detail: 'Token expired' });
@@ -142,9 +139,6 @@ async function recordUse(deps: AuthDeps, tokenId: number, mayBeDue: boolean): Pr
   const { tokens } = authTables(deps.registry);
   const now = new Date(nowMs).toISOString();
   // The condition is repeated in the UPDATE so concurrent requests (and instances) record one use, not one each.
-  await deps.knex.raw(
-    `UPDATE ${tokens} SET "last_used" = ?::timestamptz, "last_updated" = ?::timestamptz
-      WHERE "id" = ? AND ("last_used" IS NULL OR "last_used" < ?::timestamptz - interval '${LAST_USED_INTERVAL_SECONDS} seconds')`,
-    [now, now, tokenId, now],
-  );
+  await runRows(deps.knex, sql`UPDATE ${tokens} SET "last_used" = ${now}::timestamptz, "last_updated" = ${now}::timestamptz
+      WHERE "id" = ${tokenId}::bigint AND ("last_used" IS NULL OR "last_used" < ${now}::timestamptz - make_interval(secs => ${LAST_USED_INTERVAL_SECONDS}))`);
 }

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { ident, sql, type Sql } from '../sql/fragment';
+import { runRows } from '../query/statements/run';
 import { AUTH_VERSION_TABLE } from '../storage/routines';
 import type { Principal } from './authenticate';
 import type { Grant } from './permissions';
@@ -78,7 +79,6 @@ export function credentialsAreCurrent(principal: Principal | null): Sql {
 
 /** Whether the auth version is still the one given: asked before refusing a caller on cached permissions. */
 export async function authVersionIsCurrent(knex: Knex, version: number): Promise<boolean> {
-  const { sql: text, bindings } = sql`SELECT ${currentAuthVersion()} = ${version}::bigint AS "current"`.toKnex();
-  const result = await knex.raw(text, bindings as Knex.RawBinding[]);
-  return (result.rows as Array<{ current: boolean }>)[0]?.current === true;
+  const [row] = await runRows<{ current: boolean }>(knex, sql`SELECT ${currentAuthVersion()} = ${version}::bigint AS "current"`);
+  return row?.current === true;
 }

@@ -1,5 +1,6 @@
 import type { AuthDeps } from './authenticate';
-import { quoteIdent } from '../storage/identifiers';
+import { ident, sql } from '../sql/fragment';
+import { runRows } from '../query/statements/run';
 import { DUMMY_HASH, verifyPasswordAsync } from './passwords';
 import { HttpError } from '../routes/http-error';
 
@@ -25,32 +26,22 @@ export async function checkCredentials(deps: AuthDeps, username: string, passwor
   const from = address.slice(0, 64);
   let attempt: number | null = null;
   const forget = async () => {
-    if (failures && attempt !== null) await deps.knex.raw(`DELETE FROM ${quoteIdent(failures.table)} WHERE "id" = ?`, [attempt]);
+    if (failures && attempt !== null) await runRows(deps.knex, sql`DELETE FROM ${ident(failures.table)} WHERE "id" = ${attempt}::bigint`);
   };
   if (failures) {
-    const t = quoteIdent(failures.table);
+    const t = ident(failures.table);
     const now = deps.clock.now().toISOString();
-    const inserted = await deps.knex.raw(`INSERT INTO ${t} ("username", "address", "created", "last_updated") VALUES (?, ?, ?::timestamptz, ?::timestamptz) RETURNING "id"`, [
-      name,
-      from,
-      now,
-      now,
-    ]);
-    attempt = (inserted.rows as Array<{ id: number }>)[0]!.id;
-    const r = await deps.knex.raw(
-      `SELECT count(*) FILTER (WHERE "username" = ?)::int AS "by_user", count(*) FILTER (WHERE "address" = ?)::int AS "by_address"
-         FROM ${t} WHERE "created" > ?::timestamptz`,
-      [name, from, since],
-    );
-    const row = (r.rows as Array<{ by_user: number; by_address: number }>)[0]!;
+    const [inserted] = await runRows<{ id: number }>(deps.knex, sql`INSERT INTO ${t} ("username", "address", "created", "last_updated") VALUES (${name}, ${from}, ${now}::timestamptz, ${now}::timestamptz) RETURNING "id"`);
+    attempt = inserted!.id;
+    const [row] = await runRows<{ by_user: number; by_address: number }>(deps.knex, sql`SELECT count(*) FILTER (WHERE "username" = ${name})::int AS "by_user", count(*) FILTER (WHERE "address" = ${from})::int AS "by_address"
+         FROM ${t} WHERE "created" > ${since}::timestamptz`);
     // The counts include this attempt.
-    if (row.by_user > PER_USERNAME || row.by_address > PER_ADDRESS) {
+    if (row!.by_user > PER_USERNAME || row!.by_address > PER_ADDRESS) {
       await forget();
       throw new HttpError(429, { detail: 'Too many failed login attempts. Try again later.' }, { 'Retry-After': String(WINDOW_MINUTES * 60) });
     }
   }
-  const result = await deps.knex.raw(`SELECT "id", "password", "is_active" FROM ${quoteIdent(user.table)} WHERE "username" = ?`, [username]);
-  const row = (result.rows as Array<{ id: number; password: string; is_active: boolean }>)[0];
+  const [row] = await runRows<{ id: number; password: string; is_active: boolean }>(deps.knex, sql`SELECT "id", "password", "is_active" FROM ${ident(user.table)} WHERE "username" = ${username}`);
   const ok = await verifyPasswordAsync(password, row?.password ?? DUMMY_HASH);
   if (ok && row && row.is_active) {
     await forget();

@@ -1,7 +1,8 @@
 import crypto from 'node:crypto';
 import type { Request, Response } from 'express';
 import type { Knex } from 'knex';
-import { quoteIdent } from '../storage/identifiers';
+import { ident, sql, type Sql } from '../sql/fragment';
+import { runRows } from '../query/statements/run';
 import type { AuthDeps, Principal } from './authenticate';
 import { inNetworks, parseAddress } from './client-address';
 
@@ -18,10 +19,10 @@ function keyHash(key: string): string {
   return crypto.createHash('sha256').update(key).digest('hex');
 }
 
-function sessionTable(deps: Pick<AuthDeps, 'registry'>): string {
+function sessionTable(deps: Pick<AuthDeps, 'registry'>): Sql {
   const m = deps.registry.roles.get('session');
   if (!m) throw new Error('browser sessions need a model with "role": "session"');
-  return quoteIdent(m.table);
+  return ident(m.table);
 }
 
 /** A cookie's value; a value that does not decode (a stray %) counts as absent, as a browser's garbage should. */
@@ -83,13 +84,9 @@ function authHash(passwordHash: string): string {
 export async function sessionPrincipal(deps: AuthDeps, req: Request): Promise<Principal | null> {
   const key = readCookie(req, SESSION_COOKIE);
   if (!key || !TOKEN_FORMAT.test(key)) return null;
-  const users = quoteIdent(deps.registry.roles.get('user')!.table);
-  const result = await deps.knex.raw(
-    `SELECT s."csrf_token", s."auth_hash", u."password", u."id", u."username", u."is_superuser" FROM ${sessionTable(deps)} s JOIN ${users} u ON u."id" = s."user_id"
-      WHERE s."key" = ? AND s."expires" > ?::timestamptz AND u."is_active"`,
-    [keyHash(key), deps.clock.now().toISOString()],
-  );
-  const row = (result.rows as Array<{ csrf_token: string; auth_hash: string; password: string; id: number; username: string; is_superuser: boolean }>)[0];
+  const users = ident(deps.registry.roles.get('user')!.table);
+  const [row] = await runRows<{ csrf_token: string; auth_hash: string; password: string; id: number; username: string; is_superuser: boolean }>(deps.knex, sql`SELECT "s"."csrf_token", "s"."auth_hash", "u"."password", "u"."id", "u"."username", "u"."is_superuser" FROM ${sessionTable(deps)} AS "s" JOIN ${users} AS "u" ON "u"."id" = "s"."user_id"
+      WHERE "s"."key" = ${keyHash(key)} AND "s"."expires" > ${deps.clock.now().toISOString()}::timestamptz AND "u"."is_active"`);
   if (!row || !csrfMatches(authHash(row.password), row.auth_hash)) return null;
   return { userId: row.id, username: row.username, isSuperuser: row.is_superuser, tokenId: null, writeEnabled: true, csrfToken: row.csrf_token };
 }
@@ -99,16 +96,10 @@ export async function startSession(deps: AuthDeps, req: Request, res: Response, 
   const key = crypto.randomBytes(32).toString('hex');
   const csrf = crypto.randomBytes(32).toString('hex');
   const expires = new Date(deps.clock.now().getTime() + SESSION_DAYS * 86400_000);
-  const users = quoteIdent(deps.registry.roles.get('user')!.table);
-  const user = await deps.knex.raw(`SELECT "password" FROM ${users} WHERE "id" = ?`, [userId]);
-  const password = String((user.rows as Array<{ password: string }>)[0]?.password ?? '');
-  await deps.knex.raw(`INSERT INTO ${sessionTable(deps)} ("key", "user_id", "csrf_token", "auth_hash", "expires") VALUES (?, ?, ?, ?, ?::timestamptz)`, [
-    keyHash(key),
-    userId,
-    csrf,
-    authHash(password),
-    expires.toISOString(),
-  ]);
+  const users = ident(deps.registry.roles.get('user')!.table);
+  const [user] = await runRows<{ password: string }>(deps.knex, sql`SELECT "password" FROM ${users} WHERE "id" = ${userId}::bigint`);
+  const password = String(user?.password ?? '');
+  await runRows(deps.knex, sql`INSERT INTO ${sessionTable(deps)} ("key", "user_id", "csrf_token", "auth_hash", "expires") VALUES (${keyHash(key)}, ${userId}, ${csrf}, ${authHash(password)}, ${expires.toISOString()}::timestamptz)`);
   const secure = overHttps(req, deps.config.trustedProxies);
   res.cookie(SESSION_COOKIE, key, { httpOnly: true, sameSite: 'lax', secure, path: '/', expires });
   res.cookie(CSRF_COOKIE, csrf, { sameSite: 'lax', secure, path: '/', expires });
@@ -126,7 +117,7 @@ export function overHttps(req: Request, trustedProxies: readonly string[]): bool
 
 export async function endSession(deps: Pick<AuthDeps, 'registry'> & { knex: Knex }, req: Request, res: Response): Promise<void> {
   const key = readCookie(req, SESSION_COOKIE);
-  if (key && TOKEN_FORMAT.test(key)) await deps.knex.raw(`DELETE FROM ${sessionTable(deps)} WHERE "key" = ?`, [keyHash(key)]);
+  if (key && TOKEN_FORMAT.test(key)) await runRows(deps.knex, sql`DELETE FROM ${sessionTable(deps)} WHERE "key" = ${keyHash(key)}`);
   res.clearCookie(SESSION_COOKIE, { path: '/' });
   res.clearCookie(CSRF_COOKIE, { path: '/' });
 }

@@ -4,7 +4,7 @@ import { and, column, ident, or, sql, type Sql } from '../sql/fragment';
 import type { FilterDef } from './filter-table';
 import { resolvePath } from './filter-paths';
 import { resolveTargets } from './relation-filters';
-import { treeWalkSql } from '../query/json/tree-walk-sql';
+import { treeWalk } from '../query/tree-walk';
 
 /** What the named object reaches through one of its paths: the target model, and that object's id given the named object's. */
 interface Reach {
@@ -25,7 +25,7 @@ function reach(of: ResolvedModel, path: string): Reach {
 /** The ids a reach stands for: the object, and on a tree its ancestors too (a VLAN group scoped to a parent region serves the child's sites). */
 function idsOf(r: Reach, objectId: number): Sql {
   if (!r.target.tree) return sql`(${r.idOf(objectId)})`;
-  return sql`(WITH RECURSIVE ${treeWalkSql('up', r.target.table, sql`"id" = ${r.idOf(objectId)}`, 'up')} SELECT "id" FROM "up")`;
+  return sql`(WITH RECURSIVE ${treeWalk('up', r.target.table, sql`"id" = ${r.idOf(objectId)}`, 'up')} SELECT "id" FROM "up")`;
 }
 
 /**

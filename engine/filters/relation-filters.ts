@@ -4,7 +4,7 @@ import type { ExistenceCheck, FilterContext } from './filter-context';
 import type { FilterDef } from './filter-table';
 import { parseAll } from './filter-values';
 import { notMatching } from './scalar-lookups';
-import { treeWalkSql } from '../query/json/tree-walk-sql';
+import { treeWalk } from '../query/tree-walk';
 
 /** The field other models' filters use to name an object of this model (site=<slug>, vrf=<rd>). */
 export function naturalKey(model: ResolvedModel): ResolvedField | undefined {
@@ -82,7 +82,7 @@ const hasNamed = (t: Targets): boolean => (t.ids ? t.ids.length > 0 : t.keys!.va
 
 /** The targets and all their descendants, for filters on a tree (region_id matches sites of child regions). */
 function withDescendants(t: Targets): Sql {
-  return sql`(WITH RECURSIVE ${treeWalkSql('d', t.target.table, amongTargets(ident('id'), t), 'down')} SELECT "id" FROM "d")`;
+  return sql`(WITH RECURSIVE ${treeWalk('d', t.target.table, amongTargets(ident('id'), t), 'down')} SELECT "id" FROM "d")`;
 }
 
 /** A condition "column refers to one of the targets", optionally through the target tree, with null meaning unset. */

@@ -1,4 +1,4 @@
-import { quoteIdent } from '../storage/identifiers';
+import { ident, sql, type Sql } from '../sql/fragment';
 
 /** Deeper than any real hierarchy; the bound that makes a walk over a damaged tree end. */
 export const MAX_TREE_DEPTH = 100;
@@ -13,16 +13,16 @@ export const MAX_TREE_DEPTH = 100;
  * its locks forever. So every walk stops where it would revisit a row of its own path (PostgreSQL's CYCLE
  * clause; the revisiting row is left out) and at MAX_TREE_DEPTH.
  *
- * `seed` is a condition on the table's own columns (unaliased); its bindings stay with the caller's text.
+ * `seed` is a condition on the table's own (unaliased) columns, and may refer to an outer query's row.
  */
-export function treeWalk(name: string, table: string, seed: string, direction: 'up' | 'down'): string {
-  const t = quoteIdent(table);
-  const all = quoteIdent(`${name}_walk`);
-  const link = direction === 'up' ? `n."id" = w."parent_id"` : `n."parent_id" = w."id"`;
-  return `${all}("origin", "id", "parent_id", "depth") AS (
+export function treeWalk(name: string, table: string, seed: Sql, direction: 'up' | 'down'): Sql {
+  const t = ident(table);
+  const all = ident(`${name}_walk`);
+  const link = direction === 'up' ? sql`"n"."id" = "w"."parent_id"` : sql`"n"."parent_id" = "w"."id"`;
+  return sql`${all}("origin", "id", "parent_id", "depth") AS (
       SELECT "id", "id", "parent_id", 0 FROM ${t} WHERE ${seed}
       UNION ALL
-      SELECT w."origin", n."id", n."parent_id", w."depth" + 1 FROM ${t} n JOIN ${all} w ON ${link} WHERE w."depth" < ${MAX_TREE_DEPTH}
+      SELECT "w"."origin", "n"."id", "n"."parent_id", "w"."depth" + 1 FROM ${t} AS "n" JOIN ${all} AS "w" ON ${link} WHERE "w"."depth" < ${MAX_TREE_DEPTH}
     ) CYCLE "id" SET "revisits" USING "walk_path",
-    ${quoteIdent(name)} AS (SELECT "origin", "id", "parent_id", "depth" FROM ${all} WHERE NOT "revisits")`;
+    ${ident(name)} AS (SELECT "origin", "id", "parent_id", "depth" FROM ${all} WHERE NOT "revisits")`;
 }

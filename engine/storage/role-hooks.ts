@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Registry, ResolvedModel } from '../definitions/registry-types';
-import { quoteIdent } from './identifiers';
+import { ident, sql } from '../sql/fragment';
+import { runRows } from '../query/statements/run';
 import { customFieldValueProblem, type CustomFieldDef } from '../validation/custom-field-values';
 import { ValidationError, type FieldErrors } from '../validation/field-errors';
 
@@ -38,19 +39,16 @@ function checkDefaults(rows: CustomFieldRow[], ids: number[]): void {
  * lose it (as NetBox does).
  */
 async function customFieldsWritten(db: Db, registry: Registry, model: ResolvedModel, ids: number[]): Promise<void> {
-  const r = await db.raw(
-    `SELECT "id", "name", "type", "content_types", "required", "default", "validation_minimum", "validation_maximum", "validation_regex", "choices", "object_type"
-       FROM ${quoteIdent(model.table)} WHERE "id" = ANY(?)`,
-    [ids],
-  );
-  checkDefaults(r.rows as CustomFieldRow[], ids);
-  for (const cf of r.rows as CustomFieldRow[]) {
+  const rows = await runRows<CustomFieldRow>(db, sql`SELECT "id", "name", "type", "content_types", "required", "default", "validation_minimum", "validation_maximum", "validation_regex", "choices", "object_type"
+       FROM ${ident(model.table)} WHERE "id" = ANY(${ids})`);
+  checkDefaults(rows, ids);
+  for (const cf of rows) {
     for (const { model: m, column } of stores(registry)) {
-      const col = quoteIdent(column);
+      const col = ident(column);
       if (cf.content_types.includes(m.label)) {
-        await db.raw(`UPDATE ${quoteIdent(m.table)} SET ${col} = ${col} || jsonb_build_object(?::text, ?::jsonb) WHERE NOT jsonb_exists(${col}, ?)`, [cf.name, JSON.stringify(cf.default ?? null), cf.name]);
+        await runRows(db, sql`UPDATE ${ident(m.table)} SET ${col} = ${col} || jsonb_build_object(${cf.name}::text, ${JSON.stringify(cf.default ?? null)}::jsonb) WHERE NOT jsonb_exists(${col}, ${cf.name}::text)`);
       } else {
-        await db.raw(`UPDATE ${quoteIdent(m.table)} SET ${col} = ${col} - ?::text WHERE jsonb_exists(${col}, ?)`, [cf.name, cf.name]);
+        await runRows(db, sql`UPDATE ${ident(m.table)} SET ${col} = ${col} - ${cf.name}::text WHERE jsonb_exists(${col}, ${cf.name}::text)`);
       }
     }
   }
@@ -58,12 +56,11 @@ async function customFieldsWritten(db: Db, registry: Registry, model: ResolvedMo
 
 /** Before custom field definitions are deleted: their values go from every object. */
 async function customFieldsDeleting(db: Db, registry: Registry, model: ResolvedModel, ids: number[]): Promise<void> {
-  const r = await db.raw(`SELECT "name" FROM ${quoteIdent(model.table)} WHERE "id" = ANY(?)`, [ids]);
-  const names = (r.rows as Array<{ name: string }>).map((x) => x.name);
+  const names = (await runRows<{ name: string }>(db, sql`SELECT "name" FROM ${ident(model.table)} WHERE "id" = ANY(${ids})`)).map((x) => x.name);
   if (!names.length) return;
   for (const { model: m, column } of stores(registry)) {
-    const col = quoteIdent(column);
-    await db.raw(`UPDATE ${quoteIdent(m.table)} SET ${col} = ${col} - ?::text[] WHERE jsonb_exists_any(${col}, ?::text[])`, [names, names]);
+    const col = ident(column);
+    await runRows(db, sql`UPDATE ${ident(m.table)} SET ${col} = ${col} - ${names}::text[] WHERE jsonb_exists_any(${col}, ${names}::text[])`);
   }
 }
 

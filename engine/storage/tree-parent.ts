@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { ResolvedModel } from '../definitions/registry-types';
-import { quoteIdent } from './identifiers';
+import { sql } from '../sql/fragment';
+import { runRows } from '../query/statements/run';
 import { treeWalk } from '../query/tree-walk';
 
 /** First key of the advisory locks that serialise parent changes ('tree' in ASCII); the second is the table's oid. */
@@ -20,7 +21,8 @@ const TREE_LOCK_SPACE = 0x74726565;
 export async function checkTreeParent(trx: Knex.Transaction, model: ResolvedModel, id: number, parentId: number | null): Promise<string | null> {
   if (parentId === null) return null;
   if (parentId === id) return 'Cannot assign self as parent.';
-  await trx.raw('SELECT pg_advisory_xact_lock(?, ?::regclass::oid::int)', [TREE_LOCK_SPACE, quoteIdent(model.table)]);
-  const result = await trx.raw(`WITH RECURSIVE ${treeWalk('up', model.table, '"id" = ?', 'up')} SELECT 1 FROM "up" WHERE "id" = ? LIMIT 1`, [parentId, id]);
-  return (result.rows as unknown[]).length ? 'Cannot assign a child object as parent.' : null;
+  // The table's name, quoted as an identifier, is bound as text and read as a regclass.
+  await runRows(trx, sql`SELECT pg_advisory_xact_lock(${TREE_LOCK_SPACE}::int, ${`"${model.table}"`}::regclass::oid::int)`);
+  const rows = await runRows(trx, sql`WITH RECURSIVE ${treeWalk('up', model.table, sql`"id" = ${parentId}::bigint`, 'up')} SELECT 1 FROM "up" WHERE "id" = ${id}::bigint LIMIT 1`);
+  return rows.length ? 'Cannot assign a child object as parent.' : null;
 }

@@ -2,58 +2,58 @@ import type { Knex } from 'knex';
 import type { ResolvedField, ResolvedModel } from '../definitions/registry-types';
 import type { PgError } from './db-errors';
 import type { FieldErrors } from '../validation/field-errors';
-import { quoteIdent } from './identifiers';
+import { ident, join, sql, type SqlValue } from '../sql/fragment';
+import { runRows } from '../query/statements/run';
 
 type Db = Knex | Knex.Transaction;
 
 /** Inserts one object's columns; returns its new id. */
 export async function insertRow(db: Db, model: ResolvedModel, columns: Record<string, unknown>): Promise<number> {
   const names = Object.keys(columns);
-  const sql = names.length
-    ? `INSERT INTO ${quoteIdent(model.table)} (${names.map(quoteIdent).join(', ')}) VALUES (${names.map(() => '?').join(', ')}) RETURNING "id"`
-    : `INSERT INTO ${quoteIdent(model.table)} DEFAULT VALUES RETURNING "id"`;
-  const result = await db.raw(sql, names.map((n) => columns[n]) as Knex.RawBinding[]);
-  return (result.rows as Array<{ id: number }>)[0]!.id;
+  const table = ident(model.table);
+  const statement = names.length
+    ? sql`INSERT INTO ${table} (${join(names.map((n) => ident(n)))}) VALUES (${join(names.map((n) => sql`${columns[n] as SqlValue}`))}) RETURNING "id"`
+    : sql`INSERT INTO ${table} DEFAULT VALUES RETURNING "id"`;
+  return Number((await runRows<{ id: number }>(db, statement))[0]!.id);
 }
 
 /** Updates the named columns (and last_updated); returns whether the row exists. */
 export async function updateRow(db: Db, model: ResolvedModel, id: number, columns: Record<string, unknown>, mergeColumns: readonly string[] = []): Promise<boolean> {
-  const names = Object.keys(columns);
-  const sets = names.map((n) => (mergeColumns.includes(n) ? `${quoteIdent(n)} = ${quoteIdent(n)} || ?::jsonb` : `${quoteIdent(n)} = ?`));
-  if (model.timestamps !== false) sets.push(`"last_updated" = now()`);
-  if (!sets.length) sets.push('"id" = "id"');
-  const result = await db.raw(`UPDATE ${quoteIdent(model.table)} SET ${sets.join(', ')} WHERE "id" = ?`, [...names.map((n) => columns[n]), id] as Knex.RawBinding[]);
-  return (result.rowCount ?? 0) > 0;
+  const sets = Object.keys(columns).map((n) => {
+    const value = columns[n] as SqlValue;
+    return mergeColumns.includes(n) ? sql`${ident(n)} = ${ident(n)} || ${value}::jsonb` : sql`${ident(n)} = ${value}`;
+  });
+  if (model.timestamps !== false) sets.push(sql`"last_updated" = now()`);
+  if (!sets.length) sets.push(sql`"id" = "id"`);
+  return (await runRows(db, sql`UPDATE ${ident(model.table)} SET ${join(sets)} WHERE "id" = ${id}::bigint RETURNING "id"`)).length > 0;
 }
 
 /** Replaces an object's links in a join table with exactly the given ids. */
 export async function setLinks(db: Db, joinTable: string, sourceId: number, targetIds: number[]): Promise<void> {
-  const t = quoteIdent(joinTable);
-  await db.raw(`DELETE FROM ${t} WHERE "source_id" = ? AND NOT ("target_id" = ANY(?))`, [sourceId, targetIds]);
+  const t = ident(joinTable);
+  await runRows(db, sql`DELETE FROM ${t} WHERE "source_id" = ${sourceId}::bigint AND NOT ("target_id" = ANY(${targetIds}::bigint[]))`);
   if (targetIds.length) {
-    await db.raw(`INSERT INTO ${t} ("source_id", "target_id") SELECT ?, unnest(?::bigint[]) ON CONFLICT DO NOTHING`, [sourceId, targetIds]);
+    await runRows(db, sql`INSERT INTO ${t} ("source_id", "target_id") SELECT ${sourceId}::bigint, unnest(${targetIds}::bigint[]) ON CONFLICT DO NOTHING`);
   }
 }
 
 /** Deletes rows by id; returns the ids that existed. */
 export async function deleteRows(db: Db, model: ResolvedModel, ids: number[]): Promise<number[]> {
-  const result = await db.raw(`DELETE FROM ${quoteIdent(model.table)} WHERE "id" = ANY(?) RETURNING "id"`, [ids]);
-  return (result.rows as Array<{ id: number }>).map((r) => r.id);
+  return (await runRows<{ id: number }>(db, sql`DELETE FROM ${ident(model.table)} WHERE "id" = ANY(${ids}) RETURNING "id"`)).map((r) => r.id);
 }
 
 /** Replaces the child rows a children field holds (e.g. a cable's A-end terminations) with exactly these objects. */
 export async function setChildren(db: Db, field: ResolvedField, parentId: number, refs: Array<{ type: string; id: number }>): Promise<void> {
   const { model: child, via, generic, where } = field.children!;
   const fixed = Object.entries(where);
-  const t = quoteIdent(child.table);
-  await db.raw(
-    `DELETE FROM ${t} WHERE ${quoteIdent(via.column!)} = ?${fixed.map(([c]) => ` AND ${quoteIdent(c)} = ?`).join('')}`,
-    [parentId, ...fixed.map(([, v]) => v)] as Knex.RawBinding[],
-  );
+  const t = ident(child.table);
+  const viaColumn = ident(via.column!);
+  const fixedMatch = fixed.map(([c, v]) => sql` AND ${ident(c)} = ${v}`);
+  await runRows(db, sql`DELETE FROM ${t} WHERE ${viaColumn} = ${parentId}::bigint${join(fixedMatch, '')}`);
+  const cols = join([viaColumn, ...fixed.map(([c]) => ident(c)), ident(generic.typeColumn!), ident(generic.idColumn!)]);
   for (const ref of refs) {
-    const cols = [via.column!, ...fixed.map(([c]) => c), generic.typeColumn!, generic.idColumn!];
-    const values = [parentId, ...fixed.map(([, v]) => v), ref.type, ref.id];
-    await db.raw(`INSERT INTO ${t} (${cols.map(quoteIdent).join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`, values as Knex.RawBinding[]);
+    const values = join([sql`${parentId}`, ...fixed.map(([, v]) => sql`${v}`), sql`${ref.type}`, sql`${ref.id}`]);
+    await runRows(db, sql`INSERT INTO ${t} (${cols}) VALUES (${values})`);
   }
 }
 

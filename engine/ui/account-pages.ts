@@ -1,6 +1,7 @@
 import express, { type Request, type Response, type Router } from 'express';
 import type { ApiContext } from '../routes/api-context';
-import { quoteIdent } from '../storage/identifiers';
+import { ident, sql } from '../sql/fragment';
+import { runRows } from '../query/statements/run';
 import { checkCredentials } from '../auth/credentials';
 import { clientAddress } from '../auth/client-address';
 import { CSRF_COOKIE, csrfMatches, endSession, loginCsrf, loginCsrfMatches, readCookie, sessionPrincipal, startSession } from '../auth/sessions';
@@ -53,14 +54,11 @@ interface TokenRow {
 
 async function profile(ctx: ApiContext, principal: Principal, created?: { key: string }): Promise<string> {
   const tokens = ctx.registry.roles.get('token')!;
-  const result = await ctx.knex.raw(
-    `SELECT "id", "key", "description", "write_enabled", to_char("expires" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI') AS "expires",
+  const tokenRows = await runRows<TokenRow>(ctx.knex, sql`SELECT "id", "key", "description", "write_enabled", to_char("expires" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI') AS "expires",
             to_char("last_used" AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI') AS "last_used", to_char("created" AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI') AS "created"
-       FROM ${quoteIdent(tokens.table)} WHERE "user_id" = ? ORDER BY "id"`,
-    [principal.userId],
-  );
+       FROM ${ident(tokens.table)} WHERE "user_id" = ${principal.userId}::bigint ORDER BY "id"`);
   const csrf = `<input type="hidden" name="csrfmiddlewaretoken" value="${esc(principal.csrfToken)}">`;
-  const rows = (result.rows as TokenRow[])
+  const rows = tokenRows
     .map((t) => {
       const shown = ctx.config.allowTokenRetrieval ? t.key : `${'*'.repeat(36)}${t.key.slice(-4)}`;
       return `<tr><td><span class="key">${esc(shown)}</span></td>
@@ -184,27 +182,25 @@ export function accountPages(ctx: ApiContext): Router {
     if (!c) return;
     const key = String(defaultWith('token_key'));
     const tokens = ctx.registry.roles.get('token')!;
-    await ctx.knex.raw(
-      `INSERT INTO ${quoteIdent(tokens.table)} ("user_id", "key", "description", "write_enabled", "expires") VALUES (?, ?, ?, ?, ?::timestamptz)`,
-      [c.principal.userId, key, (c.fields.get('description') ?? '').slice(0, 200), c.fields.has('write_enabled'), expiresOf(c.fields.get('expires'))],
-    );
+    const description = (c.fields.get('description') ?? '').slice(0, 200);
+    await runRows(ctx.knex, sql`INSERT INTO ${ident(tokens.table)} ("user_id", "key", "description", "write_enabled", "expires")
+      VALUES (${c.principal.userId}, ${key}, ${description}, ${c.fields.has('write_enabled')}, ${expiresOf(c.fields.get('expires'))}::timestamptz)`);
     html(res, 201, await profile(ctx, c.principal, { key }));
   }));
   router.post('/user/tokens/:id/edit/', wrap(async (req, res) => {
     const c = await checked(req, res);
     if (!c) return;
     const tokens = ctx.registry.roles.get('token')!;
-    await ctx.knex.raw(
-      `UPDATE ${quoteIdent(tokens.table)} SET "description" = ?, "write_enabled" = ?, "expires" = ?::timestamptz, "last_updated" = now() WHERE "id" = ? AND "user_id" = ?`,
-      [(c.fields.get('description') ?? '').slice(0, 200), c.fields.has('write_enabled'), expiresOf(c.fields.get('expires')), tokenIdOf(req.params.id), c.principal.userId],
-    );
+    const description = (c.fields.get('description') ?? '').slice(0, 200);
+    await runRows(ctx.knex, sql`UPDATE ${ident(tokens.table)} SET "description" = ${description}, "write_enabled" = ${c.fields.has('write_enabled')}, "expires" = ${expiresOf(c.fields.get('expires'))}::timestamptz, "last_updated" = now()
+      WHERE "id" = ${tokenIdOf(req.params.id)}::bigint AND "user_id" = ${c.principal.userId}::bigint`);
     res.redirect(303, '/user/profile/');
   }));
   router.post('/user/tokens/:id/delete/', wrap(async (req, res) => {
     const c = await checked(req, res);
     if (!c) return;
     const tokens = ctx.registry.roles.get('token')!;
-    await ctx.knex.raw(`DELETE FROM ${quoteIdent(tokens.table)} WHERE "id" = ? AND "user_id" = ?`, [tokenIdOf(req.params.id), c.principal.userId]);
+    await runRows(ctx.knex, sql`DELETE FROM ${ident(tokens.table)} WHERE "id" = ${tokenIdOf(req.params.id)}::bigint AND "user_id" = ${c.principal.userId}::bigint`);
     res.redirect(303, '/user/profile/');
   }));
   return router;

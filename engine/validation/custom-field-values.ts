@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Registry, ResolvedModel } from '../definitions/registry-types';
-import { quoteIdent } from '../storage/identifiers';
+import { ident, sql } from '../sql/fragment';
+import { runRows } from '../query/statements/run';
 import { linearTest } from './linear-regex';
 import { ISO_DATE, ISO_DATETIME, withinCalendar } from './calendar';
 
@@ -39,12 +40,8 @@ export async function customFieldsOf(db: Db, registry: Registry, model: Resolved
  * strips (or converts) its value too, or this read waits for it and sees the definition as it leaves it.
  */
 async function loadDefinitions(db: Db, cf: ResolvedModel, model: ResolvedModel): Promise<CustomFieldDef[]> {
-  const result = await db.raw(
-    `SELECT "name", "type", "required", "default", "validation_minimum", "validation_maximum", "validation_regex", "choices", "object_type"
-       FROM ${quoteIdent(cf.table)} WHERE ? = ANY("content_types") ORDER BY "weight", "name" FOR SHARE`,
-    [model.label],
-  );
-  return result.rows as CustomFieldDef[];
+  return runRows<CustomFieldDef>(db, sql`SELECT "name", "type", "required", "default", "validation_minimum", "validation_maximum", "validation_regex", "choices", "object_type"
+       FROM ${ident(cf.table)} WHERE ${model.label}::text = ANY("content_types") ORDER BY "weight", "name" FOR SHARE`);
 }
 
 function choiceValues(def: CustomFieldDef): string[] {
@@ -135,8 +132,8 @@ export async function prepareCustomFields(
     const target = registry.models.get(def.object_type);
     const ids = (Array.isArray(v) ? v : [v]) as number[];
     if (!target || !ids.length) continue;
-    const r = await db.raw(`SELECT count(*)::int AS "n" FROM ${quoteIdent(target.table)} WHERE "id" = ANY(?)`, [ids]);
-    if ((r.rows as Array<{ n: number }>)[0]!.n !== new Set(ids).size) errors.push(`Invalid value for custom field '${def.name}': object does not exist.`);
+    const [found] = await runRows<{ n: number }>(db, sql`SELECT count(*)::int AS "n" FROM ${ident(target.table)} WHERE "id" = ANY(${ids}::bigint[])`);
+    if (found?.n !== new Set(ids).size) errors.push(`Invalid value for custom field '${def.name}': object does not exist.`);
   }
   return errors.length ? { ok: false, errors } : { ok: true, value: out };
 }

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Registry, ResolvedField, ResolvedModel } from '../definitions/registry-types';
-import { quoteIdent } from '../storage/identifiers';
+import { column, ident, sql } from '../sql/fragment';
+import { runRows } from '../query/statements/run';
 
 type Db = Knex | Knex.Transaction;
 
@@ -17,9 +18,8 @@ export type FieldValidator = (db: Db, registry: Registry, model: ResolvedModel, 
 /** Locks the related object (FOR SHARE) and reads its address (its first inet/cidr field, if any). */
 async function lockAndAddress(db: Db, target: ResolvedModel, id: number): Promise<{ text: string; family: number } | null> {
   const f = target.fieldList.find((x) => x.kind === 'inet' || x.kind === 'cidr');
-  const read = f ? `text(${quoteIdent(f.column!)}) AS "a", family(${quoteIdent(f.column!)}) AS "f"` : `NULL::text AS "a", NULL::int AS "f"`;
-  const r = await db.raw(`SELECT ${read} FROM ${quoteIdent(target.table)} WHERE "id" = ? FOR SHARE`, [id]);
-  const row = (r.rows as Array<{ a: string | null; f: number | null }>)[0];
+  const read = f?.column ? sql`text(${ident(f.column)}) AS "a", family(${ident(f.column)}) AS "f"` : sql`NULL::text AS "a", NULL::int AS "f"`;
+  const [row] = await runRows<{ a: string | null; f: number | null }>(db, sql`SELECT ${read} FROM ${ident(target.table)} WHERE "id" = ${id}::bigint FOR SHARE`);
   return row?.a != null && row.f != null ? { text: row.a, family: row.f } : null;
 }
 
@@ -37,12 +37,9 @@ const assignedToSelf: FieldValidator = async (db, registry, model, id, field, va
     m.fieldList.filter((f) => f.kind === 'fk' && f.target === model).map((fk) => ({ holder: m, fk })),
   );
   for (const { holder, fk } of holders) {
-    const r = await db.raw(
-      `SELECT 1 FROM ${quoteIdent(target.table)} x JOIN ${quoteIdent(holder.table)} h ON x.${quoteIdent(generic.typeColumn!)} = ? AND x.${quoteIdent(generic.idColumn!)} = h."id"
-        WHERE x."id" = ? AND h.${quoteIdent(fk.column!)} = ? FOR SHARE OF h`,
-      [holder.label, value, id],
-    );
-    if ((r.rows as unknown[]).length) return null;
+    const rows = await runRows(db, sql`SELECT 1 FROM ${ident(target.table)} AS "x" JOIN ${ident(holder.table)} AS "h" ON ${column('x', generic.typeColumn!)} = ${holder.label}::text AND ${column('x', generic.idColumn!)} = "h"."id"
+        WHERE "x"."id" = ${value}::bigint AND ${column('h', fk.column!)} = ${id}::bigint FOR SHARE OF "h"`);
+    if (rows.length) return null;
   }
   return `The specified IP address (${addr?.text ?? value}) is not assigned to this ${model.verboseName}.`;
 };

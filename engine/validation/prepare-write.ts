@@ -10,7 +10,8 @@ import { hashPassword } from '../auth/passwords';
 import { prepareCustomFields, type CustomFieldDef } from './custom-field-values';
 import { coerceBody } from './coerce-values';
 import { linearRegex } from './linear-regex';
-import { quoteIdent } from '../storage/identifiers';
+import { ident, sql } from '../sql/fragment';
+import { runRows } from '../query/statements/run';
 
 export type WriteMode = 'create' | 'put' | 'patch';
 
@@ -323,8 +324,8 @@ async function prepareGeneric(
 }
 
 async function storedGeneric(db: Knex | Knex.Transaction, model: ResolvedModel, field: ResolvedField, id: number): Promise<{ type: unknown; id: unknown }> {
-  const r = await db.raw(`SELECT ${quoteIdent(field.typeColumn!)} AS "type", ${quoteIdent(field.idColumn!)} AS "id" FROM ${quoteIdent(model.table)} WHERE "id" = ?`, [id]);
-  const row = (r.rows as Array<{ type: unknown; id: unknown }>)[0];
+  const rows = await runRows<{ type: unknown; id: unknown }>(db, sql`SELECT ${ident(field.typeColumn!)} AS "type", ${ident(field.idColumn!)} AS "id" FROM ${ident(model.table)} WHERE "id" = ${id}::bigint`);
+  const row = rows[0];
   return row ?? { type: null, id: null };
 }
 

@@ -1,6 +1,6 @@
 import type { Registry, ResolvedField, ResolvedModel } from '../../definitions/registry-types';
 import { and, column, ident, sql, type Sql } from '../../sql/fragment';
-import { treeWalkSql } from './tree-walk-sql';
+import { treeWalk } from '../tree-walk';
 
 /**
  * The ids a path (site.region, tags) reaches from the row aliased `alias`, as a sub-select of one column
@@ -25,7 +25,7 @@ function pathValues(model: ResolvedModel, alias: string, path: string, n: () => 
   }
   if (current.tree && set) {
     const w = n();
-    return sql`WITH RECURSIVE ${treeWalkSql(w, current.table, sql`"id" IN (${set})`, 'up')} SELECT "id" AS "v" FROM ${ident(w)}`;
+    return sql`WITH RECURSIVE ${treeWalk(w, current.table, sql`"id" IN (${set})`, 'up')} SELECT "id" AS "v" FROM ${ident(w)}`;
   }
   return set ?? sql`SELECT NULL::bigint AS "v"`;
 }

@@ -3,7 +3,7 @@ import { and, column, ident, join, sql, SqlParam, type Sql } from '../../sql/fra
 import { configContextJson } from './config-context-json';
 import { COMPUTED_SQL, DISPLAY_SQL } from './named-sql';
 import { storedText, storedValue, timestampValue } from './stored-values';
-import { treeWalkSql } from './tree-walk-sql';
+import { treeWalk } from '../tree-walk';
 import type { Form } from '../../serialization/forms';
 
 export type { Form };
@@ -157,7 +157,7 @@ export class JsonCompiler {
 
   /** A tree node's depth: how many ancestors it has. */
   private depth(model: ResolvedModel, alias: string): Sql {
-    return sql`(WITH RECURSIVE ${treeWalkSql('up', model.table, sql`"id" = ${column(alias, 'id')}`, 'up')} SELECT coalesce(max("depth"), 0) FROM "up")`;
+    return sql`(WITH RECURSIVE ${treeWalk('up', model.table, sql`"id" = ${column(alias, 'id')}`, 'up')} SELECT coalesce(max("depth"), 0) FROM "up")`;
   }
 
   /** One field's value in a representation. */
@@ -279,7 +279,7 @@ export class JsonCompiler {
     }
     if (f.model.tree && via.target === f.model && via.name !== 'parent') {
       // On a tree, rows attached to a descendant count too (a region's sites include its child regions'), as NetBox's cumulative counts.
-      return sql`(WITH RECURSIVE ${treeWalkSql('d', f.model.table, sql`"id" = ${id}`, 'down')} SELECT count(*)::int FROM "d" JOIN ${ident(of.table)} AS ${ident(x)} ON ${column(x, via.column!)} = "d"."id")`;
+      return sql`(WITH RECURSIVE ${treeWalk('d', f.model.table, sql`"id" = ${id}`, 'down')} SELECT count(*)::int FROM "d" JOIN ${ident(of.table)} AS ${ident(x)} ON ${column(x, via.column!)} = "d"."id")`;
     }
     return sql`(SELECT count(*)::int FROM ${ident(of.table)} AS ${ident(x)} WHERE ${column(x, via.column!)} = ${id})`;
   }
