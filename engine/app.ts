@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { ApiContext, CallContext } from './routes/api-context';
-import { HttpError, methodNotAllowed, notFound } from './routes/http-error';
+import { HttpError, methodNotAllowed, notFound } from './errors/http-error';
 import { sendJson } from './routes/respond';
 import { apiRoot, appRoot, status, API_VERSION_HEADER } from './routes/api-root';
 import { handleDetail, handleList } from './routes/model-routes';

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Request } from 'express';
-import { HttpError } from '../routes/http-error';
+import { HttpError } from '../errors/http-error';
 import type { Registry } from '../definitions/registry-types';
 import type { Config } from '../config';
 import type { Clock } from './clock';

@@ -2,7 +2,7 @@ import type { AuthDeps } from './authenticate';
 import { ident, sql } from '../sql/fragment';
 import { runRows } from '../query/statements/run';
 import { DUMMY_HASH, verifyPasswordAsync } from './passwords';
-import { HttpError } from '../routes/http-error';
+import { HttpError } from '../errors/http-error';
 
 /** Failed attempts allowed in the window, per username and per client address. */
 const WINDOW_MINUTES = 15;

@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { ApiContext } from '../routes/api-context';
 import { authenticate, type Principal } from './authenticate';
-import { notAuthenticated } from '../routes/http-error';
+import { notAuthenticated } from '../errors/http-error';
 import { isDocsAsset } from '../openapi/docs-routes';
 import { anonymousActionPath } from '../routes/list-actions';
 import { wantsHtml } from '../browsable/browsable-api';

@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import { HttpError } from './http-error';
+import { HttpError } from '../errors/http-error';
 import { readBody } from './request-body';
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });

@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import type { Registry, ResolvedModel } from '../definitions/registry-types';
 import type { CallContext } from './api-context';
-import { HttpError, methodNotAllowed } from './http-error';
+import { HttpError, methodNotAllowed } from '../errors/http-error';
 import { parseJsonBody } from './json-body';
 import { sendJsonText } from './respond';
 import { checkCredentials } from '../auth/credentials';

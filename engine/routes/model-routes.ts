@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import type { ResolvedModel } from '../definitions/registry-types';
 import type { CallContext } from './api-context';
-import { HttpError, methodNotAllowed, notAuthenticated, permissionDenied } from './http-error';
+import { HttpError, methodNotAllowed, notAuthenticated, permissionDenied } from '../errors/http-error';
 import { getObject, listObjects } from './read-handlers';
 import { authVersionIsCurrent, StaleCredentials } from '../auth/credential-cache';
 import { bulkDeleteIds, bulkUpdate, createObjects, deleteByIds, updateObject, type WriteScopes } from './write-handlers';

@@ -12,7 +12,7 @@ import { runRows } from '../query/statements/run';
 import { insertOneStatement, updateOneStatement, type WriteGuard } from '../query/statements/write-statements';
 import { hasChecks, modelWritesPlainly, preparesWithoutReads, writesOnlyRow } from './plain-writes';
 import { jsonOptions } from './read-handlers';
-import { notFound } from './http-error';
+import { notFound } from '../errors/http-error';
 
 /**
  * A single create or change that is plain (engine/routes/plain-writes.ts) is one statement, run without

@@ -5,7 +5,7 @@ import { credentialsAreCurrent, StaleCredentials } from '../auth/credential-cach
 import { runRows } from '../query/statements/run';
 import type { CallContext } from './api-context';
 import { pageLinks, pageOf } from './pagination';
-import { notFound } from './http-error';
+import { notFound } from '../errors/http-error';
 import { compileListQuery } from '../filters/compile-list-query';
 import { FilterErrors } from '../filters/filter-errors';
 import { sql, type Sql } from '../sql/fragment';

@@ -5,7 +5,7 @@ import { runRows } from '../query/statements/run';
 import { rowSelectList, type Row } from '../query/row-columns';
 import { displayOf } from '../serialization/display';
 import type { CallContext } from './api-context';
-import { HttpError } from './http-error';
+import { HttpError } from '../errors/http-error';
 
 /** An object that keeps another from being deleted. */
 export interface Dependent {

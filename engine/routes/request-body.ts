@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import { HttpError } from './http-error';
+import { HttpError } from '../errors/http-error';
 
 /** Deepest JSON nesting a body may have; refused while the bytes arrive, before anything is parsed. */
 export const MAX_JSON_DEPTH = 100;

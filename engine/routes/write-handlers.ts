@@ -14,7 +14,7 @@ import { credentialsAreCurrent, StaleCredentials } from '../auth/credential-cach
 import { jsonOptions } from './read-handlers';
 import { checkTreeParent } from '../storage/tree-parent';
 import type { CallContext } from './api-context';
-import { HttpError, notFound, permissionDenied } from './http-error';
+import { HttpError, notFound, permissionDenied } from '../errors/http-error';
 import { and, ident, sql, type Sql } from '../sql/fragment';
 import { runRows } from '../query/statements/run';
 import { parsePk } from '../validation/resolve-related';

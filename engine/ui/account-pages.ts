@@ -9,7 +9,7 @@ import { readBody } from '../routes/request-body';
 import { ANONYMOUS_BODY_BYTES } from '../routes/list-actions';
 import { badStringMessage } from '../validation/string-hygiene';
 import type { Principal } from '../auth/authenticate';
-import { HttpError } from '../routes/http-error';
+import { HttpError } from '../errors/http-error';
 import { defaultWith } from '../definitions/named-functions';
 import { esc, page } from './html';
 
