@@ -83,7 +83,7 @@ function walk(model: ResolvedModel, alias: string, path: string[], lookup: strin
   }
   if (!field) throw new ConstraintError(`${model.label} has no field "${head}"`);
   if (field.kind === 'fk' && field.target) {
-    const col = column(alias, field.column!);
+    const col = column(alias, field.column);
     if (!rest.length) return scalar(col, null, lookup, value);
     if (viaId) throw new ConstraintError(`cannot follow ${head}`);
     const inner = nextAlias();

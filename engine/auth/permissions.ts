@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Registry, ResolvedModel } from '../definitions/registry-types';
+import type { LinkField, Registry, ResolvedModel } from '../definitions/registry-types';
 import { column, ident, or, sql, type Sql } from '../sql/fragment';
 import { runRows } from '../query/statements/run';
 import type { Config } from '../config';
@@ -23,14 +23,15 @@ export async function loadGrants(db: Knex, registry: Registry, userId: number): 
   const perm = registry.roles.get('permission');
   const user = registry.roles.get('user');
   if (!perm || !user) return [];
-  const users = perm.fields.get('users')!;
-  const groups = perm.fields.get('groups')!;
-  const membership = user.fieldList.find((f) => f.kind === 'm2m' && f.target === groups.target);
+  const users = perm.fields.get('users');
+  const groups = perm.fields.get('groups');
+  if (users?.kind !== 'm2m' || groups?.kind !== 'm2m') throw new Error(`${perm.label} needs many-to-many users and groups`);
+  const membership = user.fieldList.find((f): f is LinkField => f.kind === 'm2m' && f.target === groups.target);
   const viaGroup = membership
-    ? sql`OR EXISTS (SELECT 1 FROM ${ident(groups.joinTable!)} AS "pg" JOIN ${ident(membership.joinTable!)} AS "ug" ON "ug"."target_id" = "pg"."target_id" WHERE "pg"."source_id" = "p"."id" AND "ug"."source_id" = ${userId}::bigint)`
+    ? sql`OR EXISTS (SELECT 1 FROM ${ident(groups.joinTable)} AS "pg" JOIN ${ident(membership.joinTable)} AS "ug" ON "ug"."target_id" = "pg"."target_id" WHERE "pg"."source_id" = "p"."id" AND "ug"."source_id" = ${userId}::bigint)`
     : sql``;
   const rows = await runRows<{ actions: string[]; object_types: string[]; constraints: unknown }>(db, sql`SELECT "p"."actions", "p"."object_types", "p"."constraints" FROM ${ident(perm.table)} AS "p"
-      WHERE "p"."enabled" AND (EXISTS (SELECT 1 FROM ${ident(users.joinTable!)} AS "pu" WHERE "pu"."source_id" = "p"."id" AND "pu"."target_id" = ${userId}::bigint) ${viaGroup})`);
+      WHERE "p"."enabled" AND (EXISTS (SELECT 1 FROM ${ident(users.joinTable)} AS "pu" WHERE "pu"."source_id" = "p"."id" AND "pu"."target_id" = ${userId}::bigint) ${viaGroup})`);
   return rows.map((r) => ({
     actions: r.actions ?? [],
     objectTypes: r.object_types ?? [],
@@ -66,7 +67,7 @@ export async function scopeFor(
   const owner: Sql[] = !model.ownerField
     ? []
     : principal
-      ? [sql`${column('t', model.ownerField.column!)} = ${principal.userId}::bigint`]
+      ? [sql`${column('t', model.ownerField.column)} = ${principal.userId}::bigint`]
       : [sql`FALSE`];
   if (action === 'view' && exemptFromView(config, model) && (principal || !config.loginRequired)) {
     return { allowed: true, conditions: owner };

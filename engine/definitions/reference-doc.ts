@@ -5,9 +5,9 @@ import { filterTable } from '../filters/filter-table';
 function kindOf(f: ResolvedField): string {
   switch (f.kind) {
     case 'fk':
-      return `→ ${f.target!.label}`;
+      return `→ ${f.target.label}`;
     case 'm2m':
-      return `→ [${f.target!.label}]`;
+      return `→ [${f.target.label}]`;
     case 'tags':
       return 'tags';
     case 'generic_fk':
@@ -17,13 +17,13 @@ function kindOf(f: ResolvedField): string {
     case 'net_count':
       return `count of networks ${f.def.as === 'depth' ? 'containing' : 'inside'} this ${f.def.of ?? ''}${f.def.same?.length ? ` (same ${f.def.same.join(', ')})` : ''}`;
     case 'count':
-      return f.countAcross ? `count of ${f.def.via ?? ''} links from every model` : `count of ${f.countOf!.model.label}`;
+      return f.countAcross ? `count of ${f.def.via ?? ''} links from every model` : `count of ${f.countOf?.model.label ?? ''}`;
     case 'related':
-      return `${f.def.single ? 'one' : 'list of'} ${f.countOf!.model.label} (by ${f.countOf!.via.name}${Object.keys(f.def.where ?? {}).length ? `, ${Object.entries(f.def.where ?? {}).map(([k, v]) => `${k}=${String(v)}`).join(', ')}` : ''})`;
+      return `${f.def.single ? 'one' : 'list of'} ${f.countOf.model.label} (by ${f.countOf.via.name}${Object.keys(f.def.where ?? {}).length ? `, ${Object.entries(f.def.where ?? {}).map(([k, v]) => `${k}=${String(v)}`).join(', ')}` : ''})`;
     case 'alias':
-      return `same as ${f.aliasOf!.name}`;
+      return `same as ${f.aliasOf.name}`;
     case 'children':
-      return `list of {object_type, object_id} (${f.children!.model.label})`;
+      return `list of {object_type, object_id} (${f.children.model.label})`;
     default:
       return f.array ? `list of ${f.kind}` : f.kind;
   }

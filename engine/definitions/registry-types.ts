@@ -12,49 +12,106 @@ export interface ChoiceSet {
   numeric: boolean;
 }
 
-/** A field after resolution: its definition plus everything derived from it once at startup. */
-export interface ResolvedField {
+/** What every resolved field has: its definition plus what is derived from it once at startup. */
+interface FieldBase {
   name: string;
-  kind: FieldKind;
   def: Field;
   label: string;
   model: ResolvedModel;
-  /** The stored column (fk: `<name>_id`); null for fields without one of their own (computed, tags, m2m, count). */
-  column: string | null;
   nullable: boolean;
   required: boolean;
   readOnly: boolean;
   writeOnly: boolean;
   array: boolean;
-  choices?: ChoiceSet;
-  /** fk, m2m and tags: the related model. */
-  target?: ResolvedModel;
-  /** generic_fk: the types it may point at (those of its list this registry defines; never a private one). Columns `<name>_type` and `<name>_id`. */
-  genericTargets?: ResolvedModel[];
-  /** names_type: the string (or each string of the list) is the label of a type of the registry, of this sort. */
-  namesType?: { having?: FieldKind; private: boolean };
-  /** generic_fk: the columns (and API fields) holding the type label and the id. */
-  typeColumn?: string;
-  idColumn?: string;
-  /** m2m and tags: the join table (source_id, target_id). */
-  joinTable?: string;
-  /** children: rows of another model attached to this object, each naming an object through its generic relation. */
-  children?: { model: ResolvedModel; via: ResolvedField; generic: ResolvedField; where: Record<string, string | number | boolean> };
-  /** reverse_generic and link_peers: the rows of another model whose generic relation points at this object. */
-  reverse?: { model: ResolvedModel; via: ResolvedField; pick?: ResolvedField; group?: ResolvedField; side?: ResolvedField };
-  /** alias: the field whose value this one repeats (read-only). */
-  aliasOf?: ResolvedField;
-  /** alias: the field shown instead when aliasOf is unset. */
-  aliasOr?: ResolvedField;
-  /** count and related: the model whose rows point here, and its fk doing so. */
-  countOf?: { model: ResolvedModel; via: ResolvedField };
-  /** net_count: the network field, the fields counted rows share with this one, and which way to count. */
-  netCount?: { net: ResolvedField; same: ResolvedField[]; direction: 'children' | 'depth' };
-  /** count with `"of": "*"`: the link fields (tags, many-to-many) of every model that point here. */
-  countAcross?: ResolvedField[];
-  /** related: fixed column values of the rows listed, and the fields shown of each (brief form when absent). */
-  relatedRows?: { where: Record<string, string | number | boolean>; shows?: ResolvedField[] };
 }
+
+type Where = Record<string, string | number | boolean>;
+
+/** What only some kinds of field have, by name; each kind's type says which it has (see Variant). */
+interface KindExtras {
+  /** choice (and a computed field with choices): the choice set. */
+  choices: ChoiceSet;
+  /** fk, m2m and tags: the related model. */
+  target: ResolvedModel;
+  /** m2m and tags: the join table (source_id, target_id). */
+  joinTable: string;
+  /** generic_fk: the types it may point at (those of its list this registry defines; never a private one). */
+  genericTargets: ResolvedModel[];
+  /** generic_fk: the columns (and API fields) holding the type label and the id. */
+  typeColumn: string;
+  idColumn: string;
+  /** names_type: the string (or each string of the list) is the label of a type of the registry, of this sort. */
+  namesType: { having?: FieldKind; private: boolean };
+  /** children: rows of another model attached to this object, each naming an object through its generic relation. */
+  children: { model: ResolvedModel; via: FkField; generic: GenericField; where: Where };
+  /** reverse_generic and link_peers: the rows of another model whose generic relation points at this object. */
+  reverse: { model: ResolvedModel; via: GenericField; pick?: ResolvedField; group?: ResolvedField; side?: ResolvedField };
+  /** alias: the field whose value this one repeats (read-only). */
+  aliasOf: ResolvedField;
+  /** alias: the field shown instead when aliasOf is unset. */
+  aliasOr: ResolvedField;
+  /** count and related: the model whose rows point here, and its relation doing so. */
+  countOf: { model: ResolvedModel; via: FkField | LinkField | GenericField };
+  /** count with `"of": "*"`: the link fields (tags, many-to-many) of every model that point here. */
+  countAcross: LinkField[];
+  /** net_count: the network field, the fields counted rows share with this one, and which way to count. */
+  netCount: { net: StoredField; same: ResolvedField[]; direction: 'children' | 'depth' };
+  /** related: fixed column values of the rows listed, and the fields shown of each (brief form when absent). */
+  relatedRows: { where: Where; shows?: ResolvedField[] };
+}
+
+/**
+ * One kind (or kinds) of field: its column (null for fields without one of their own), the extras it
+ * always has (Req), may have (Opt), and never has (typed undefined, so generic code may still ask).
+ */
+type Variant<K extends FieldKind, Col extends string | null, Req extends keyof KindExtras = never, Opt extends keyof KindExtras = never> = FieldBase & {
+  kind: K;
+  column: Col;
+} & Pick<KindExtras, Req> & Partial<Pick<KindExtras, Opt>> & { [P in Exclude<keyof KindExtras, Req | Opt>]?: undefined };
+
+/** Kinds stored in a column of their own with no extras but names_type. */
+export type StoredKind = 'string' | 'text' | 'slug' | 'integer' | 'positive_integer' | 'boolean' | 'decimal' | 'float' | 'date' | 'datetime' | 'json' | 'cidr' | 'inet' | 'mac' | 'custom_fields' | 'password';
+
+export type StoredField = Variant<StoredKind, string, never, 'namesType'>;
+export type ChoiceField = Variant<'choice', string, 'choices'>;
+export type FkField = Variant<'fk', string, 'target'>;
+export type LinkField = Variant<'m2m' | 'tags', null, 'target' | 'joinTable'>;
+export type GenericField = Variant<'generic_fk', null, 'genericTargets' | 'typeColumn' | 'idColumn'>;
+export type ComputedField = Variant<'computed', null, never, 'choices'>;
+export type ChildrenField = Variant<'children', null, 'children'>;
+export type ReverseField = Variant<'reverse_generic' | 'link_peers', null, 'reverse'>;
+export type AliasField = Variant<'alias', null, 'aliasOf', 'aliasOr'>;
+/** A count of rows pointing here (countOf), or of links from every model's field of a name (countAcross). */
+export type CountField = Variant<'count', null, never, 'countOf' | 'countAcross'>;
+export type RelatedField = Variant<'related', null, 'countOf' | 'relatedRows'>;
+export type NetCountField = Variant<'net_count', null, 'netCount'>;
+export type ConfigContextField = Variant<'config_context', null>;
+
+/** A field with a column of its own. */
+export type ColumnField = StoredField | ChoiceField | FkField;
+
+export function hasColumn(f: ResolvedField): f is ColumnField {
+  return f.column !== null;
+}
+
+/** A field after resolution, discriminated by kind: what a kind has is there without assertions. */
+export type ResolvedField =
+  | StoredField
+  | ChoiceField
+  | FkField
+  | LinkField
+  | GenericField
+  | ComputedField
+  | ChildrenField
+  | ReverseField
+  | AliasField
+  | CountField
+  | RelatedField
+  | NetCountField
+  | ConfigContextField;
+
+/** A field as the registry builds it, before every kind's extras are filled in (engine/definitions only). */
+export type FieldDraft = FieldBase & { kind: FieldKind; column: string | null } & Partial<KindExtras>;
 
 export interface OrderTerm {
   field: string;
@@ -90,7 +147,7 @@ export interface ResolvedModel {
   search: string[];
   uniques: UniqueSet[];
   /** Foreign keys of other models (or this one) that point at this model. */
-  reverse: ResolvedField[];
+  reverse: FkField[];
   /** created is rendered as a date ('date') or a timestamp ('datetime'); false: no timestamps. */
   timestamps: false | 'date' | 'datetime';
   tree: boolean;
@@ -100,7 +157,7 @@ export interface ResolvedModel {
   /** Any model of the same registry by label (declared filters naming another model, such as available_on's `of`). */
   modelByLabel: (label: string) => ResolvedModel | undefined;
   /** A foreign key to the user role: non-superusers see and write only their own objects. */
-  ownerField?: ResolvedField;
+  ownerField?: FkField;
   /** With ownerField: what every user may do with their own objects without a grant (NetBox's DEFAULT_PERMISSIONS). */
   ownerMay: ReadonlySet<string>;
   /** Security state (users, tokens, sessions...): no generic relation may point at it, no type-naming field may name it unless allowed. */

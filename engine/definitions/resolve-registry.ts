@@ -1,5 +1,5 @@
 import type { Field, ModelDefinition } from './generated/model-definition';
-import type { ChoiceSet, ChoiceValue, FieldKind, ModelRole, Registry, ResolvedField, ResolvedModel } from './registry-types';
+import { hasColumn, type ChoiceSet, type ChoiceValue, type ColumnField, type FieldDraft, type FieldKind, type FkField, type LinkField, type ModelRole, type Registry, type ResolvedField, type ResolvedModel } from './registry-types';
 import { DefinitionError } from './definition-error';
 import type { LoadedDefinition } from './load-definitions';
 import { sqlName } from '../storage/identifiers';
@@ -49,7 +49,41 @@ export function resolveRegistry(loaded: LoadedDefinition[]): Registry {
     resolveModelLists(model, files.get(model.label)!, registry);
   }
   for (const [role, model] of registry.roles) checkRoleContract(role, model, files.get(model.label)!);
+  for (const model of registry.models.values()) for (const field of model.fieldList) checkComplete(field);
   return registry;
+}
+
+/** count and related fields: the model whose rows they count, until the relation doing so is resolved. */
+const countOfModel = new WeakMap<FieldDraft, ResolvedModel>();
+
+/**
+ * A field is handed out (to its model's lists, to its target's reverse list) as soon as it is made, and
+ * what its kind still lacks is filled in once every model's fields exist (resolveModelLists);
+ * checkComplete then verifies each kind has what its type promises.
+ */
+function completedLater(draft: FieldDraft): ResolvedField {
+  return draft as ResolvedField;
+}
+
+/** What each kind of field must have once resolved (registry-types: ResolvedField). */
+const REQUIRED_EXTRAS: Partial<Record<FieldKind, ReadonlyArray<keyof FieldDraft>>> = {
+  choice: ['choices'],
+  fk: ['target'],
+  m2m: ['target', 'joinTable'],
+  tags: ['target', 'joinTable'],
+  generic_fk: ['genericTargets', 'typeColumn', 'idColumn'],
+  children: ['children'],
+  reverse_generic: ['reverse'],
+  link_peers: ['reverse'],
+  alias: ['aliasOf'],
+  related: ['countOf', 'relatedRows'],
+  net_count: ['netCount'],
+};
+
+function checkComplete(field: FieldDraft): void {
+  const missing = (REQUIRED_EXTRAS[field.kind] ?? []).filter((k) => field[k] === undefined);
+  if (field.kind === 'count' && !field.countOf && !field.countAcross) missing.push('countOf');
+  if (missing.length) throw new Error(`${field.model.label}.${field.name}: resolved without ${missing.join(', ')}`);
 }
 
 function makeChoiceSet(name: string, entries: Array<[string | number, string]>): ChoiceSet {
@@ -101,7 +135,7 @@ function resolveFields(model: ResolvedModel, registry: Registry, file: string): 
     if ((IMPLICIT_FIELDS as readonly string[]).includes(name) || name === 'created' || name === 'last_updated' || (name === '_depth' && model.tree)) {
       throw new DefinitionError(file, at, `"${name}" is provided by the engine and cannot be defined`);
     }
-    const field: ResolvedField = {
+    const field: FieldDraft = {
       name,
       kind: f.type,
       def: f,
@@ -133,7 +167,7 @@ function resolveFields(model: ResolvedModel, registry: Registry, file: string): 
       if (f.type === 'fk') {
         if (!f.on_delete) throw new DefinitionError(file, `${at}/on_delete`, 'a foreign key needs on_delete');
         if (f.on_delete === 'set_null' && !field.nullable) throw new DefinitionError(file, `${at}/on_delete`, 'set_null needs "null": true');
-        target.reverse.push(field);
+        target.reverse.push(completedLater(field) as FkField);
       } else {
         field.joinTable = sqlName(model.table, name);
       }
@@ -155,11 +189,13 @@ function resolveFields(model: ResolvedModel, registry: Registry, file: string): 
     } else if (f.type === 'count' || f.type === 'related') {
       const of = f.of ? registry.models.get(f.of) : undefined;
       if (!of) throw new DefinitionError(file, `${at}/of`, `unknown model "${f.of ?? ''}"`);
-      field.countOf = { model: of, via: undefined as unknown as ResolvedField };
+      // countOf is set once every model's fields are resolved, with the relation of `of` that points here.
+      countOfModel.set(field, of);
     }
     if (f.type === 'computed' && (!f.fn || !hasNamedFunction('computed', f.fn))) {
       throw new DefinitionError(file, `${at}/fn`, `unknown computed function "${f.fn ?? ''}"`);
     }
+    if (f.validators?.length && f.type !== 'fk') throw new DefinitionError(file, `${at}/validators`, 'validators judge the object a foreign key names: they are for fk fields');
     for (const [i, v] of (f.validators ?? []).entries()) {
       if (!hasValidator(v)) throw new DefinitionError(file, `${at}/validators/${i}`, `unknown validator "${v}"`);
     }
@@ -178,8 +214,8 @@ function resolveFields(model: ResolvedModel, registry: Registry, file: string): 
       if (f.type !== 'string') throw new DefinitionError(file, `${at}/names_type`, 'names_type is for string fields');
       field.namesType = { having: f.names_type.having as FieldKind | undefined, private: f.names_type.private === true };
     }
-    model.fields.set(name, field);
-    model.fieldList.push(field);
+    model.fields.set(name, completedLater(field));
+    model.fieldList.push(completedLater(field));
   }
   for (const [name, fn] of Object.entries(def.list_actions ?? {})) {
     if (!hasListAction(fn)) throw new DefinitionError(file, `/list_actions/${name}`, `unknown list action "${fn}"`);
@@ -209,14 +245,16 @@ function resolveModelLists(model: ResolvedModel, file: string, registry: Registr
     (model.tree && name === '_depth') ||
     model.fieldList.some((f) => f.kind === 'generic_fk' && (f.typeColumn === name || f.idColumn === name));
 
-  for (const field of model.fieldList) {
-    if (field.kind === 'related' && field.countOf) {
-      const via = field.countOf.model.fields.get(field.def.via ?? '');
+  for (const resolved of model.fieldList) {
+    const field: FieldDraft = resolved;
+    const countedModel = countOfModel.get(field);
+    if (field.kind === 'related' && countedModel) {
+      const of = countedModel;
+      const via = of.fields.get(field.def.via ?? '');
       if (!via || via.kind !== 'fk' || via.target !== model) {
-        throw new DefinitionError(file, `/fields/${field.name}/via`, `"${field.def.via ?? ''}" is not a foreign key of ${field.countOf.model.label} to ${model.label}`);
+        throw new DefinitionError(file, `/fields/${field.name}/via`, `"${field.def.via ?? ''}" is not a foreign key of ${of.label} to ${model.label}`);
       }
-      field.countOf.via = via;
-      const of = field.countOf.model;
+      field.countOf = { model: of, via };
       const where: Record<string, string | number | boolean> = {};
       for (const [k, v] of Object.entries(field.def.where ?? {})) {
         const f = of.fields.get(k);
@@ -244,16 +282,16 @@ function resolveModelLists(model: ResolvedModel, file: string, registry: Registr
     }
     if (field.kind === 'count' && field.countAcross) {
       const name = field.def.via ?? '';
-      field.countAcross = [...registry.models.values()].flatMap((m) => m.fieldList.filter((x) => x.name === name && x.joinTable && x.target === model));
+      field.countAcross = [...registry.models.values()].flatMap((m) => m.fieldList.filter((x): x is LinkField => (x.kind === 'm2m' || x.kind === 'tags') && x.name === name && x.target === model));
       if (!field.countAcross.length) throw new DefinitionError(file, `/fields/${field.name}/via`, `no model has a many-to-many or tags field "${name}" to ${model.label}`);
     }
-    if (field.kind === 'count' && field.countOf) {
-      const via = field.countOf.model.fields.get(field.def.via ?? '');
-      const genericHere = via?.kind === 'generic_fk' && via.genericTargets?.includes(model);
-      if (!via || (!genericHere && ((via.kind !== 'fk' && via.kind !== 'm2m') || via.target !== model))) {
-        throw new DefinitionError(file, `/fields/${field.name}/via`, `"${field.def.via ?? ''}" is not a foreign key of ${field.countOf.model.label} to ${model.label}`);
+    if (field.kind === 'count' && countedModel) {
+      const via = countedModel.fields.get(field.def.via ?? '');
+      const counts = via && (via.kind === 'generic_fk' ? via.genericTargets.includes(model) : (via.kind === 'fk' || via.kind === 'm2m') && via.target === model);
+      if (!via || !counts || (via.kind !== 'generic_fk' && via.kind !== 'fk' && via.kind !== 'm2m')) {
+        throw new DefinitionError(file, `/fields/${field.name}/via`, `"${field.def.via ?? ''}" is not a foreign key of ${countedModel.label} to ${model.label}`);
       }
-      field.countOf.via = via;
+      field.countOf = { model: countedModel, via };
     }
     if (field.kind === 'children' || field.kind === 'reverse_generic' || field.kind === 'link_peers') {
       const at = `/fields/${field.name}`;
@@ -300,7 +338,7 @@ function resolveModelLists(model: ResolvedModel, file: string, registry: Registr
       for (const [assign, path] of Object.entries(field.def.match ?? {})) {
         const f = cc.fields.get(assign);
         if (!f || f.kind !== 'm2m') throw new DefinitionError(file, `/fields/${field.name}/match/${assign}`, `${cc.label} has no many-to-many field "${assign}"`);
-        if (!pathTarget(model, path, f.target!)) throw new DefinitionError(file, `/fields/${field.name}/match/${assign}`, `"${path}" does not lead to ${f.target!.label}`);
+        if (!pathTarget(model, path, f.target)) throw new DefinitionError(file, `/fields/${field.name}/match/${assign}`, `"${path}" does not lead to ${f.target.label}`);
       }
       const local = field.def.local ? model.fields.get(field.def.local) : undefined;
       if (field.def.local && local?.kind !== 'json') throw new DefinitionError(file, `/fields/${field.name}/local`, `"${field.def.local}" is not a json field`);
@@ -379,20 +417,20 @@ export function genericTarget(field: ResolvedField, label: unknown): ResolvedMod
 export function storedColumns(model: ResolvedModel, name: string): string[] {
   const f = model.fields.get(name);
   if (!f) return [];
-  if (f.kind === 'generic_fk') return [f.typeColumn!, f.idColumn!];
+  if (f.kind === 'generic_fk') return [f.typeColumn, f.idColumn];
   return f.column ? [f.column] : [];
 }
 
 /** Follows a dotted path (site.region.slug) through foreign keys to a stored field. */
-export function resolvePath(model: ResolvedModel, path: string): { model: ResolvedModel; field: ResolvedField; via: ResolvedField[] } | null {
+export function resolvePath(model: ResolvedModel, path: string): { model: ResolvedModel; field: ColumnField; via: FkField[] } | null {
   const parts = path.split('.');
   let current = model;
-  const via: ResolvedField[] = [];
+  const via: FkField[] = [];
   for (let i = 0; i < parts.length; i++) {
     const f = current.fields.get(parts[i]!);
     if (!f) return null;
-    if (i === parts.length - 1) return f.column ? { model: current, field: f, via } : null;
-    if (f.kind !== 'fk' || !f.target) return null;
+    if (i === parts.length - 1) return hasColumn(f) ? { model: current, field: f, via } : null;
+    if (f.kind !== 'fk') return null;
     via.push(f);
     current = f.target;
   }

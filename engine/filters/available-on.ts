@@ -17,7 +17,7 @@ function reach(of: ResolvedModel, path: string): Reach {
   const route = resolvePath(of, path);
   const f = route.field;
   if (f.kind !== 'fk' || !f.target || route.multiValued || route.narrowed) throw new Error(`${path} on ${of.label} must end on a foreign key`);
-  const value = route.value(f.column!);
+  const value = route.value(f.column);
   // The path's value read from the named object's own row (the subquery's "t" shadows the list's).
   return { target: f.target, idOf: (id) => sql`(SELECT ${value} FROM ${ident(of.table)} AS "t" WHERE "t"."id" = ${id}::bigint)` };
 }
@@ -52,11 +52,11 @@ export function availableOnFilter(model: ResolvedModel, name: string, spec: Filt
       const target = r;
       if (f.kind === 'generic_fk') {
         if (!f.genericTargets?.includes(target.target)) throw fail(`${rowPath} cannot point at ${target.target.label}`);
-        const typeCol = f.typeColumn!;
-        const idCol = f.idColumn!;
+        const typeCol = f.typeColumn;
+        const idCol = f.idColumn;
         terms.push((id) => route.wrap((a) => sql`${column(a, typeCol)} = ${target.target.label}::text AND ${column(a, idCol)} IN ${idsOf(target, id)}`));
       } else if (f.kind === 'fk' && f.target === target.target) {
-        const col = f.column!;
+        const col = f.column;
         terms.push((id) => route.wrap((a) => sql`${column(a, col)} IN ${idsOf(target, id)}`));
       } else throw fail(`${rowPath} is not a relation to ${target.target.label}`);
     }

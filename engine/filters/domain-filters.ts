@@ -80,13 +80,14 @@ function flagFilter(name: string, route: FilterPath, cond: (alias: string) => Sq
 /** "Set" for the final field of a path: a relation that points somewhere, a flag that is on, a value that is not null. */
 function isSet(model: ResolvedModel, name: string, route: FilterPath): FilterDef {
   const f = route.field;
-  if (route.narrowed) return flagFilter(name, route, (a) => route.guarded(a, f.idColumn!, (c) => sql`${c} IS NOT NULL`));
-  if (f.kind === 'generic_fk') return flagFilter(name, route, (a) => sql`${column(a, f.typeColumn!)} IS NOT NULL`);
+  const narrowed = route.narrowed;
+  if (narrowed) return flagFilter(name, route, (a) => route.guarded(a, narrowed.field.idColumn, (c) => sql`${c} IS NOT NULL`));
+  if (f.kind === 'generic_fk') return flagFilter(name, route, (a) => sql`${column(a, f.typeColumn)} IS NOT NULL`);
   if (f.kind === 'reverse_generic' && f.reverse) {
     // Some row of the other model points at the holder through its generic relation (an interface's cable).
     const r = f.reverse;
     return flagFilter(name, route, (a) =>
-      sql`EXISTS (SELECT 1 FROM ${ident(r.model.table)} AS "r" WHERE ${column('r', r.via.typeColumn!)} = ${f.model.label}::text AND ${column('r', r.via.idColumn!)} = ${column(a, 'id')})`);
+      sql`EXISTS (SELECT 1 FROM ${ident(r.model.table)} AS "r" WHERE ${column('r', r.via.typeColumn)} = ${f.model.label}::text AND ${column('r', r.via.idColumn)} = ${column(a, 'id')})`);
   }
   const stored = f.column;
   if (!stored) throw new Error(`${model.label}: filter ${name} needs a stored field, a relation or a reverse generic relation at ${f.name}`);
@@ -121,11 +122,11 @@ function onePath(model: ResolvedModel, name: string, spec: Filter, path: string)
       }
       const which = byId ? 0 : 1;
       if (f.kind === 'fk') {
-        return throughPath(named((col) => fkFilters(f.model, f, col, name)[which], `${f.target!.label} has no natural key`), route, f.column!);
+        return throughPath(named((col) => fkFilters(f.model, f, col, name)[which], `${f.target.label} has no natural key`), route, f.column);
       }
       if (f.kind === 'm2m') {
         // The link table is keyed by the holder's id.
-        return throughPath(named((col) => m2mFilters(f, col, name)[which], `${f.target!.label} has no natural key`), route, 'id');
+        return throughPath(named((col) => m2mFilters(f, col, name)[which], `${f.target.label} has no natural key`), route, 'id');
       }
       throw new Error(`${model.label}: filter ${name}: ${path} is not a foreign key or many-to-many field`);
     }
@@ -134,8 +135,8 @@ function onePath(model: ResolvedModel, name: string, spec: Filter, path: string)
       if (f.kind !== 'generic_fk' || route.narrowed) throw new Error(`${model.label}: filter ${name}: ${path} is not a generic relation`);
       // The path gives the column: the type's for the type filter, the id's for the id filter.
       return spec.lookup === 'generic_type'
-        ? throughPath(named((col) => genericFilters(f, { type: col, id: col })[0], 'no type filter'), route, f.typeColumn!)
-        : throughPath(named((col) => genericFilters(f, { type: col, id: col })[1], 'no id filter'), route, f.idColumn!);
+        ? throughPath(named((col) => genericFilters(f, { type: col, id: col })[0], 'no type filter'), route, f.typeColumn)
+        : throughPath(named((col) => genericFilters(f, { type: col, id: col })[1], 'no id filter'), route, f.idColumn);
     }
     case 'field': {
       if (!f.column) throw new Error(`${model.label}: filter ${name} needs a stored field at ${path}`);
@@ -181,7 +182,7 @@ function onePath(model: ResolvedModel, name: string, spec: Filter, path: string)
 /** A generic relation narrowed to one type (assigned_object[dcim.interface]), matched by the ids of that type's objects. */
 function narrowedById(name: string, route: FilterPath): FilterDef {
   const hop = route.narrowed!;
-  const col = hop.field.idColumn!;
+  const col = hop.field.idColumn;
   return {
     name,
     lookups: ['exact', 'n'],

@@ -1,4 +1,4 @@
-import type { ResolvedField, ResolvedModel } from '../definitions/registry-types';
+import type { FkField, GenericField, ResolvedField, ResolvedModel } from '../definitions/registry-types';
 import { column, ident, join, sql, type Sql } from '../sql/fragment';
 
 /**
@@ -11,9 +11,9 @@ import { column, ident, join, sql, type Sql } from '../sql/fragment';
  *   have several: a path through them matches when any of them does.
  */
 export type Hop =
-  | { kind: 'fk'; field: ResolvedField; target: ResolvedModel }
-  | { kind: 'generic'; field: ResolvedField; target: ResolvedModel; typeLabel: string }
-  | { kind: 'rows'; via: ResolvedField; where: Record<string, string | number | boolean>; target: ResolvedModel };
+  | { kind: 'fk'; field: FkField; target: ResolvedModel }
+  | { kind: 'generic'; field: GenericField; target: ResolvedModel; typeLabel: string }
+  | { kind: 'rows'; via: FkField; where: Record<string, string | number | boolean>; target: ResolvedModel };
 
 /** A declared path resolved against the registry: the hops to the model holding the final field. */
 export interface FilterPath {
@@ -42,16 +42,16 @@ export interface FilterPath {
 }
 
 /** A narrowed generic hop's type check on its holder; the label (from the registry) is bound. */
-const typeGuard = (hop: Extract<Hop, { kind: 'generic' }>, alias: string): Sql => sql`${column(alias, hop.field.typeColumn!)} = ${hop.typeLabel}::text`;
+const typeGuard = (hop: Extract<Hop, { kind: 'generic' }>, alias: string): Sql => sql`${column(alias, hop.field.typeColumn)} = ${hop.typeLabel}::text`;
 
 /** `outer` row's link into `inner` rows for one hop, with the inner condition `cond`. */
 function semiJoin(hop: Hop, outer: string, inner: string, cond: Sql): Sql {
   const from = sql`${ident(hop.target.table)} AS ${ident(inner)}`;
   if (hop.kind === 'rows') {
     const where = Object.entries(hop.where).map(([col, v]) => sql`${column(inner, col)} = ${v} AND `);
-    return sql`${column(outer, 'id')} IN (SELECT ${column(inner, hop.via.column!)} FROM ${from} WHERE ${join(where, '')}(${cond}))`;
+    return sql`${column(outer, 'id')} IN (SELECT ${column(inner, hop.via.column)} FROM ${from} WHERE ${join(where, '')}(${cond}))`;
   }
-  const col = hop.kind === 'fk' ? hop.field.column! : hop.field.idColumn!;
+  const col = hop.kind === 'fk' ? hop.field.column : hop.field.idColumn;
   const guard = hop.kind === 'generic' ? sql`${typeGuard(hop, outer)} AND ` : sql``;
   return sql`${guard}${column(outer, col)} IN (SELECT ${column(inner, 'id')} FROM ${from} WHERE ${cond})`;
 }
@@ -59,11 +59,11 @@ function semiJoin(hop: Hop, outer: string, inner: string, cond: Sql): Sql {
 /** The hop a field makes when a path goes on past it, or why it cannot. */
 function hopOf(field: ResolvedField, typeLabel: string | undefined): Hop | string {
   if (typeLabel) {
-    const target = field.kind === 'generic_fk' ? field.genericTargets?.find((t) => t.label === typeLabel) : undefined;
-    return target ? { kind: 'generic', field, target, typeLabel } : `${field.name} cannot hold ${typeLabel}`;
+    const target = field.kind === 'generic_fk' ? field.genericTargets.find((t) => t.label === typeLabel) : undefined;
+    return field.kind === 'generic_fk' && target ? { kind: 'generic', field, target, typeLabel } : `${field.name} cannot hold ${typeLabel}`;
   }
-  if (field.kind === 'fk' && field.target) return { kind: 'fk', field, target: field.target };
-  if (field.kind === 'children' && field.children) return { kind: 'rows', via: field.children.via, where: field.children.where, target: field.children.model };
+  if (field.kind === 'fk') return { kind: 'fk', field, target: field.target };
+  if (field.kind === 'children') return { kind: 'rows', via: field.children.via, where: field.children.where, target: field.children.model };
   return `${field.name} is not a relation a path can follow (a foreign key, a children field, or a generic relation narrowed with [app.model])`;
 }
 
@@ -123,7 +123,7 @@ export function resolvePath(model: ResolvedModel, path: string): FilterPath {
       // Innermost first: the column on the holder, then outwards hop by hop as scalar subqueries.
       const read = (hop: Hop | undefined, alias: string, col: string): Sql =>
         hop?.kind === 'generic' ? sql`(CASE WHEN ${typeGuard(hop, alias)} THEN ${column(alias, col)} END)` : column(alias, col);
-      const linkCol = (hop: Hop) => (hop.kind === 'fk' ? hop.field.column! : hop.kind === 'generic' ? hop.field.idColumn! : 'id');
+      const linkCol = (hop: Hop) => (hop.kind === 'fk' ? hop.field.column : hop.kind === 'generic' ? hop.field.idColumn : 'id');
       if (!hops.length) return read(narrowed, 't', name);
       let expr = read(hops[0], 't', linkCol(hops[0]!));
       hops.forEach((hop, i) => {

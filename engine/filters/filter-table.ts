@@ -1,4 +1,4 @@
-import type { ResolvedField, ResolvedModel } from '../definitions/registry-types';
+import type { ChoiceSet, ResolvedField, ResolvedModel } from '../definitions/registry-types';
 import { column, ident, or, sql, type Sql } from '../sql/fragment';
 import type { FilterContext } from './filter-context';
 import { parseAll, parseValue, type ValueKind } from './filter-values';
@@ -47,8 +47,7 @@ export function columnFilter(name: string, col: Sql, valueKind: ValueKind, looku
   };
 }
 
-function choiceFilter(name: string, col: Sql, field: ResolvedField): FilterDef {
-  const set = field.choices!;
+function choiceFilter(name: string, col: Sql, field: ResolvedField, set: ChoiceSet): FilterDef {
   return {
     name,
     lookups: ['exact', 'n', 'empty'],
@@ -77,14 +76,14 @@ export function fieldFilters(model: ResolvedModel, field: ResolvedField, at?: Sq
     const fn = field.def.sql;
     const src = fn && field.def.from?.[0] ? model.fields.get(field.def.from[0]) : undefined;
     if (!fn || !src?.column || !field.choices) return [];
-    return [choiceFilter(field.name, sql`${ident(fn)}(${column('t', src.column)})`, field)];
+    return [choiceFilter(field.name, sql`${ident(fn)}(${column('t', src.column)})`, field, field.choices)];
   }
   if (!field.column || field.writeOnly) return [];
   const col = at ?? column('t', field.column);
   // A secret matches only as a whole: a prefix, a range or an emptiness test would let it be guessed piece by piece.
   if (field.def.secret) return [columnFilter(field.name, col, 'string', ['exact'], null, field)];
   if (field.array) return TEXT_KINDS.has(field.kind) ? [arrayContainsFilter(field.name, col, field)] : [];
-  if (field.kind === 'choice') return [choiceFilter(field.name, col, field)];
+  if (field.kind === 'choice') return [choiceFilter(field.name, col, field, field.choices)];
   if (TEXT_KINDS.has(field.kind)) return [columnFilter(field.name, col, 'string', STRING_LOOKUPS, null, field)];
   if (NUMBER_KINDS[field.kind]) return [columnFilter(field.name, col, NUMBER_KINDS[field.kind]!, ORDERED_LOOKUPS, NUMBER_CASTS[field.kind], field)];
   if (field.kind === 'date') return [columnFilter(field.name, col, 'date', ORDERED_LOOKUPS, 'date', field)];

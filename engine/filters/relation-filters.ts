@@ -1,4 +1,4 @@
-import type { ResolvedField, ResolvedModel } from '../definitions/registry-types';
+import { hasColumn, type ColumnField, type FkField, type GenericField, type LinkField, type ResolvedField, type ResolvedModel } from '../definitions/registry-types';
 import { column, ident, or, sql, type Sql } from '../sql/fragment';
 import type { ExistenceCheck, FilterContext } from './filter-context';
 import type { FilterDef } from './filter-table';
@@ -7,10 +7,10 @@ import { notMatching } from './scalar-lookups';
 import { treeWalk } from '../query/tree-walk';
 
 /** The field other models' filters use to name an object of this model (site=<slug>, vrf=<rd>). */
-export function naturalKey(model: ResolvedModel): ResolvedField | undefined {
+export function naturalKey(model: ResolvedModel): ColumnField | undefined {
   const name = model.def.natural_key ?? (model.fields.has('slug') ? 'slug' : model.fields.has('name') ? 'name' : undefined);
   const f = name ? model.fields.get(name) : undefined;
-  return f?.column ? f : undefined;
+  return f && hasColumn(f) ? f : undefined;
 }
 
 const isNull = (v: string) => v === 'null';
@@ -30,7 +30,7 @@ export interface Targets {
   wantsNull: boolean;
 }
 
-export function resolveTargets(target: ResolvedModel, by: 'id' | ResolvedField, values: string[], param: string, ctx: FilterContext): Targets | null {
+export function resolveTargets(target: ResolvedModel, by: 'id' | ColumnField, values: string[], param: string, ctx: FilterContext): Targets | null {
   const wantsNull = values.some(isNull);
   const named = values.filter((v) => !isNull(v));
   if (!named.length) return { target, ids: [], keys: null, wantsNull };
@@ -46,7 +46,7 @@ export function resolveTargets(target: ResolvedModel, by: 'id' | ResolvedField, 
     });
     return { target, ids, keys: null, wantsNull };
   }
-  const key = ident(by.column!);
+  const key = ident(by.column);
   addCheck(ctx, {
     param,
     values: named,
@@ -72,10 +72,10 @@ function amongTargets(expr: Sql, t: Targets): Sql {
  * linked targets among them as there are distinct values. One uncorrelated sub-select, which PostgreSQL
  * hashes once, however many values: one EXISTS per value would have the planner join a thousand relations.
  */
-function linksAll(field: ResolvedField, t: Targets, holderId: Sql = column('t', 'id')): Sql {
+function linksAll(field: LinkField, t: Targets, holderId: Sql = column('t', 'id')): Sql {
   const wanted = t.ids ? new Set(t.ids).size : new Set(t.keys!.values).size;
   const among = amongTargets(column('j', 'target_id'), t);
-  return sql`${holderId} IN (SELECT "j"."source_id" FROM ${ident(field.joinTable!)} AS "j" WHERE ${among} GROUP BY "j"."source_id" HAVING count(DISTINCT "j"."target_id") = ${wanted})`;
+  return sql`${holderId} IN (SELECT "j"."source_id" FROM ${ident(field.joinTable)} AS "j" WHERE ${among} GROUP BY "j"."source_id" HAVING count(DISTINCT "j"."target_id") = ${wanted})`;
 }
 
 const hasNamed = (t: Targets): boolean => (t.ids ? t.ids.length > 0 : t.keys!.values.length > 0);
@@ -99,7 +99,7 @@ export function refersTo(col: Sql, t: Targets, descend: boolean): Sql {
  * `<name>_id` for generic relations.
  */
 export function relationFilters(model: ResolvedModel, field: ResolvedField): FilterDef[] {
-  if (field.kind === 'fk') return fkFilters(model, field, column('t', field.column!), field.name);
+  if (field.kind === 'fk') return fkFilters(model, field, column('t', field.column), field.name);
   if (field.kind === 'tags') return [tagFilter(field)];
   if (field.kind === 'm2m') return m2mFilters(field);
   if (field.kind === 'generic_fk') return genericFilters(field);
@@ -107,11 +107,11 @@ export function relationFilters(model: ResolvedModel, field: ResolvedField): Fil
 }
 
 /** `<name>_id` and `<name>` filters for a column holding a target id (also used by declared path filters). */
-export function fkFilters(model: ResolvedModel, field: ResolvedField, col: Sql, name: string): FilterDef[] {
-  const target = field.target!;
+export function fkFilters(model: ResolvedModel, field: FkField, col: Sql, name: string): FilterDef[] {
+  const target = field.target;
   // The tree's own parent filter is direct; any other relation to a tree includes descendants, as NetBox.
   const descend = target.tree && !(target === model && field.name === 'parent');
-  const make = (filterName: string, by: 'id' | ResolvedField): FilterDef => ({
+  const make = (filterName: string, by: 'id' | ColumnField): FilterDef => ({
     name: filterName,
     lookups: ['exact', 'n'],
     field,
@@ -132,15 +132,15 @@ export function fkFilters(model: ResolvedModel, field: ResolvedField, col: Sql, 
 }
 
 /** The holder links to one of the targets. */
-function linkExists(field: ResolvedField, t: Targets, holderId: Sql = column('t', 'id')): Sql {
+function linkExists(field: LinkField, t: Targets, holderId: Sql = column('t', 'id')): Sql {
   const among = amongTargets(column('j', 'target_id'), t);
-  return sql`EXISTS (SELECT 1 FROM ${ident(field.joinTable!)} AS "j" WHERE "j"."source_id" = ${holderId} AND ${among})`;
+  return sql`EXISTS (SELECT 1 FROM ${ident(field.joinTable)} AS "j" WHERE "j"."source_id" = ${holderId} AND ${among})`;
 }
 
 /** `<name>_id` and `<name>` of a many-to-many field held by the row whose id is `holderId` (declared path filters pass their own). */
-export function m2mFilters(field: ResolvedField, holderId: Sql = column('t', 'id'), name = field.name): FilterDef[] {
-  const target = field.target!;
-  const make = (name: string, by: 'id' | ResolvedField): FilterDef => ({
+export function m2mFilters(field: LinkField, holderId: Sql = column('t', 'id'), name = field.name): FilterDef[] {
+  const target = field.target;
+  const make = (name: string, by: 'id' | ColumnField): FilterDef => ({
     name,
     lookups: ['exact', 'n'],
     field,
@@ -159,8 +159,8 @@ export function m2mFilters(field: ResolvedField, holderId: Sql = column('t', 'id
 }
 
 /** `tag=<slug>`: repeated values must all be present (AND); `tag__n`: none of them. */
-function tagFilter(field: ResolvedField): FilterDef {
-  const target = field.target!;
+function tagFilter(field: LinkField): FilterDef {
+  const target = field.target;
   return {
     name: 'tag',
     lookups: ['exact', 'n'],
@@ -178,12 +178,12 @@ function tagFilter(field: ResolvedField): FilterDef {
 }
 
 /** `<name>_type` and `<name>_id` of a generic relation; `at` overrides the column expressions (declared path filters). */
-export function genericFilters(field: ResolvedField, at?: { type: Sql; id: Sql }): FilterDef[] {
-  const typeCol = at?.type ?? column('t', field.typeColumn!);
-  const idCol = at?.id ?? column('t', field.idColumn!);
+export function genericFilters(field: GenericField, at?: { type: Sql; id: Sql }): FilterDef[] {
+  const typeCol = at?.type ?? column('t', field.typeColumn);
+  const idCol = at?.id ?? column('t', field.idColumn);
   return [
     {
-      name: field.typeColumn!,
+      name: field.typeColumn,
       lookups: ['exact', 'n'],
       field,
       kind: 'content_type',
@@ -200,7 +200,7 @@ export function genericFilters(field: ResolvedField, at?: { type: Sql; id: Sql }
       },
     },
     {
-      name: field.idColumn!,
+      name: field.idColumn,
       lookups: ['exact', 'n'],
       field,
       kind: 'integer',

@@ -33,7 +33,7 @@ export function searchCondition(model: ResolvedModel, text: string): Sql {
       const hop = route.via[i]!;
       const outer = i === 0 ? 't' : `s${i}`;
       const alias = `s${i + 1}`;
-      cond = sql`${column(outer, hop.column!)} IN (SELECT ${column(alias, 'id')} FROM ${ident(hop.target!.table)} AS ${ident(alias)} WHERE ${cond})`;
+      cond = sql`${column(outer, hop.column)} IN (SELECT ${column(alias, 'id')} FROM ${ident(hop.target.table)} AS ${ident(alias)} WHERE ${cond})`;
     }
     parts.push(cond);
   }

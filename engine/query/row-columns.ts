@@ -13,7 +13,7 @@ export function rowSelectList(model: ResolvedModel, alias: string): Sql {
   const cols: Sql[] = [column(alias, 'id')];
   for (const field of model.fieldList) {
     if (field.kind === 'generic_fk') {
-      cols.push(column(alias, field.typeColumn!), column(alias, field.idColumn!));
+      cols.push(column(alias, field.typeColumn), column(alias, field.idColumn));
       continue;
     }
     if (!field.column || field.kind === 'password') continue;

@@ -45,8 +45,8 @@ export async function optionsFor(ctx: CallContext, model: ResolvedModel, isList:
     for (const f of model.fieldList) {
       if (f.writeOnly && f.kind !== 'password') continue;
       if (f.kind === 'generic_fk') {
-        fields[f.typeColumn!] = { type: 'string', required: false, read_only: false, label: `${f.label} type` };
-        fields[f.idColumn!] = { type: 'integer', required: false, read_only: false, label: `${f.label} ID` };
+        fields[f.typeColumn] = { type: 'string', required: false, read_only: false, label: `${f.label} type` };
+        fields[f.idColumn] = { type: 'integer', required: false, read_only: false, label: `${f.label} ID` };
       }
       fields[f.name] = describe(f);
     }

@@ -9,7 +9,7 @@ import { insertRow, setLinks, updateRow, setChildren, childConstraintErrors } fr
 import { deleteObjects, GenericProtectedError, protectingObjects } from '../storage/delete-objects';
 import { refusedDelete } from './refused-delete';
 import { asPgError, constraintErrors, FK_VIOLATION, RESTRICT_VIOLATION } from '../storage/db-errors';
-import { objectUrl, writtenObjects } from '../query/read-objects';
+import { objectUrl, writtenObjects } from '../query/written-objects';
 import { credentialsAreCurrent, StaleCredentials } from '../auth/credential-cache';
 import { jsonOptions } from './read-handlers';
 import { checkTreeParent } from '../storage/tree-parent';

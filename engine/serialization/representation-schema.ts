@@ -41,8 +41,8 @@ export function representationSchema(model: ResolvedModel, form: Form, ref: (m: 
       continue;
     }
     if (f.kind === 'generic_fk' && form === 'full') {
-      properties[f.typeColumn!] = { type: ['string', 'null'] };
-      properties[f.idColumn!] = { type: ['integer', 'null'] };
+      properties[f.typeColumn] = { type: ['string', 'null'] };
+      properties[f.idColumn] = { type: ['integer', 'null'] };
     }
     properties[name] = fieldSchema(f, form, ref);
   }
@@ -71,15 +71,15 @@ function scalar(f: ResolvedField): JsonSchema {
 const GENERIC_NESTED: JsonSchema = { type: 'object', properties: { id: { type: 'integer' }, url: { type: 'string' }, display: { type: 'string' } }, required: ['id', 'url'] };
 
 function fieldSchema(f: ResolvedField, form: Form, ref: (m: ResolvedModel) => string): JsonSchema {
-  if (f.kind === 'alias') return fieldSchema(f.aliasOf!, form, ref);
+  if (f.kind === 'alias') return fieldSchema(f.aliasOf, form, ref);
   if (f.kind === 'config_context') return { type: 'object' };
   if (f.kind === 'children') {
     return { type: 'array', items: { type: 'object', required: ['object_type', 'object_id', 'object'], properties: { object_type: { type: 'string' }, object_id: { type: 'integer' }, object: nullable(GENERIC_NESTED) } } };
   }
   if (f.kind === 'reverse_generic') {
-    const pick = f.reverse!.pick;
+    const pick = f.reverse.pick;
     if (f.def.as === 'exists') return { type: 'boolean' };
-    if (pick?.kind === 'fk') return nullable({ $ref: ref(pick.target!) });
+    if (pick?.kind === 'fk') return nullable({ $ref: ref(pick.target) });
     return pick ? { type: ['string', 'integer', 'null'] } : { type: ['integer', 'null'] };
   }
   if (f.kind === 'link_peers') {
@@ -97,11 +97,11 @@ function fieldSchema(f: ResolvedField, form: Form, ref: (m: ResolvedModel) => st
           required: ['id', 'url', 'display', ...shows.map((s) => s.name)],
           properties: { id: { type: 'integer' }, url: { type: 'string' }, display: { type: 'string' }, ...Object.fromEntries(shows.map((s) => [s.name, fieldSchema(s, 'brief', ref)])) },
         }
-      : { $ref: ref(f.countOf!.model) };
+      : { $ref: ref(f.countOf.model) };
     return f.def.single ? nullable(one) : { type: 'array', items: one };
   }
-  if (f.kind === 'fk') return nullable({ $ref: ref(f.target!) });
-  if (f.kind === 'tags' || f.kind === 'm2m') return { type: 'array', items: { $ref: ref(f.target!) } };
+  if (f.kind === 'fk') return nullable({ $ref: ref(f.target) });
+  if (f.kind === 'tags' || f.kind === 'm2m') return { type: 'array', items: { $ref: ref(f.target) } };
   if (f.kind === 'generic_fk') return nullable({ type: 'object', properties: { id: { type: 'integer' }, url: { type: 'string' }, display: { type: 'string' } }, required: ['id', 'url', 'display'] });
   if (f.choices) {
     const valueType = f.choices.numeric ? 'integer' : 'string';

@@ -43,7 +43,7 @@ export function constraintErrors(registry: Registry, model: ResolvedModel, e: Pg
   if (e.code === FK_VIOLATION && e.constraint && e.table) {
     const value = /\)=\(([^)]*)\)/.exec(e.detail ?? '')?.[1] ?? '';
     if (e.table === model.table) {
-      const field = model.fieldList.find((f) => f.kind === 'fk' && e.constraint === sqlName(model.table, f.column!, 'fk'));
+      const field = model.fieldList.find((f) => f.kind === 'fk' && e.constraint === sqlName(model.table, f.column, 'fk'));
       if (field) return { [field.name]: [`Invalid pk "${value}" - object does not exist.`] };
     }
     const link = model.fieldList.find((f) => f.joinTable === e.table);

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Registry, ResolvedField, ResolvedModel } from '../definitions/registry-types';
+import type { GenericField, Registry, ResolvedModel } from '../definitions/registry-types';
 import { column, ident, sql } from '../sql/fragment';
 import { runRows } from '../query/statements/run';
 import { rowSelectList, type Row } from '../query/row-columns';
@@ -22,12 +22,11 @@ export class GenericProtectedError extends Error {
 }
 
 /** Generic relations (type + id columns) that may point at objects of this model. */
-function genericDependents(registry: Registry, model: ResolvedModel): ResolvedField[] {
-  const out: ResolvedField[] = [];
+function genericDependents(registry: Registry, model: ResolvedModel): GenericField[] {
+  const out: GenericField[] = [];
   for (const m of registry.models.values()) {
     for (const f of m.fieldList) {
-      if (f.kind !== 'generic_fk') continue;
-      if (f.genericTargets?.includes(model)) out.push(f);
+      if (f.kind === 'generic_fk' && f.genericTargets.includes(model)) out.push(f);
     }
   }
   return out;
@@ -76,14 +75,14 @@ async function releaseGenericDependents(db: Db, registry: Registry, model: Resol
   for (const rel of model.reverse) {
     if (rel.def.on_delete !== 'cascade' || !reachesGeneric(registry, rel.model)) continue;
     const self = rel.model === model;
-    const children = (await lockRows(db, rel.model, rel.column!, ids)).filter((id) => !self || !seen.has(id));
+    const children = (await lockRows(db, rel.model, rel.column, ids)).filter((id) => !self || !seen.has(id));
     if (self) for (const id of children) seen.add(id);
     await releaseGenericDependents(db, registry, rel.model, children, depth + 1, self ? seen : new Set(children));
   }
   for (const f of genericDependents(registry, model)) {
     const t = ident(f.model.table);
-    const typeCol = ident(f.typeColumn!);
-    const idCol = ident(f.idColumn!);
+    const typeCol = ident(f.typeColumn);
+    const idCol = ident(f.idColumn);
     const pointsHere = sql`${typeCol} = ${model.label}::text AND ${idCol} = ANY(${ids})`;
     if (f.def.on_delete === 'cascade' || f.def.on_delete === 'protect') {
       const childIds = (await runRows<{ id: number }>(db, sql`SELECT "id" FROM ${t} WHERE ${pointsHere}`)).map((r) => r.id);
@@ -104,7 +103,7 @@ export async function protectingObjects(db: Db, model: ResolvedModel, ids: numbe
   const out: Array<{ model: ResolvedModel; row: Row }> = [];
   for (const rel of model.reverse) {
     const child = rel.model;
-    const where = sql`${column('t', rel.column!)} = ANY(${ids})`;
+    const where = sql`${column('t', rel.column)} = ANY(${ids})`;
     if (rel.def.on_delete === 'protect') {
       const rows = await runRows<Row>(db, sql`SELECT ${rowSelectList(child, 't')} FROM ${ident(child.table)} AS "t" WHERE ${where} ORDER BY "t"."id" LIMIT 100`);
       for (const row of rows) out.push({ model: child, row });

@@ -9,7 +9,7 @@ type Db = Knex | Knex.Transaction;
 
 /** Every model's custom-field store column (the custom_fields kind). */
 function stores(registry: Registry): Array<{ model: ResolvedModel; column: string }> {
-  return [...registry.models.values()].flatMap((m) => m.fieldList.filter((f) => f.kind === 'custom_fields').map((f) => ({ model: m, column: f.column! })));
+  return [...registry.models.values()].flatMap((m) => m.fieldList.flatMap((f) => (f.kind === 'custom_fields' ? [{ model: m, column: f.column }] : [])));
 }
 
 interface CustomFieldRow extends CustomFieldDef {

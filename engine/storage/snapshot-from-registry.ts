@@ -34,9 +34,9 @@ function modelTable(model: ResolvedModel): TableSpec {
   };
   for (const field of model.fieldList) {
     if (field.kind === 'generic_fk') {
-      t.columns[field.typeColumn!] = { type: 'varchar(100)', nullable: true };
-      t.columns[field.idColumn!] = { type: 'bigint', nullable: true };
-      t.indexes[sqlName(model.table, field.name, 'idx')] = { columns: [field.typeColumn!, field.idColumn!] };
+      t.columns[field.typeColumn] = { type: 'varchar(100)', nullable: true };
+      t.columns[field.idColumn] = { type: 'bigint', nullable: true };
+      t.indexes[sqlName(model.table, field.name, 'idx')] = { columns: [field.typeColumn, field.idColumn] };
       continue;
     }
     if (!field.column) continue;

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { ResolvedField, ResolvedModel } from '../definitions/registry-types';
+import type { ChildrenField, ResolvedModel } from '../definitions/registry-types';
 import type { PgError } from './db-errors';
 import type { FieldErrors } from '../validation/field-errors';
 import { ident, join, sql, type SqlValue } from '../sql/fragment';
@@ -43,14 +43,14 @@ export async function deleteRows(db: Db, model: ResolvedModel, ids: number[]): P
 }
 
 /** Replaces the child rows a children field holds (e.g. a cable's A-end terminations) with exactly these objects. */
-export async function setChildren(db: Db, field: ResolvedField, parentId: number, refs: Array<{ type: string; id: number }>): Promise<void> {
-  const { model: child, via, generic, where } = field.children!;
+export async function setChildren(db: Db, field: ChildrenField, parentId: number, refs: Array<{ type: string; id: number }>): Promise<void> {
+  const { model: child, via, generic, where } = field.children;
   const fixed = Object.entries(where);
   const t = ident(child.table);
-  const viaColumn = ident(via.column!);
+  const viaColumn = ident(via.column);
   const fixedMatch = fixed.map(([c, v]) => sql` AND ${ident(c)} = ${v}`);
   await runRows(db, sql`DELETE FROM ${t} WHERE ${viaColumn} = ${parentId}::bigint${join(fixedMatch, '')}`);
-  const cols = join([viaColumn, ...fixed.map(([c]) => ident(c)), ident(generic.typeColumn!), ident(generic.idColumn!)]);
+  const cols = join([viaColumn, ...fixed.map(([c]) => ident(c)), ident(generic.typeColumn), ident(generic.idColumn)]);
   for (const ref of refs) {
     const values = join([sql`${parentId}`, ...fixed.map(([, v]) => sql`${v}`), sql`${ref.type}`, sql`${ref.id}`]);
     await runRows(db, sql`INSERT INTO ${t} (${cols}) VALUES (${values})`);
@@ -60,9 +60,9 @@ export async function setChildren(db: Db, field: ResolvedField, parentId: number
 /** A child row refused by its own uniqueness (an interface already holding a cable), told on the children field. */
 export function childConstraintErrors(model: ResolvedModel, e: PgError): FieldErrors | null {
   if (e.code !== '23505') return null;
-  const field = model.fieldList.find((f) => f.children && f.children.model.table === e.table);
+  const field = model.fieldList.find((f): f is ChildrenField => f.kind === 'children' && f.children.model.table === e.table);
   if (!field) return null;
-  const u = field.children!.model.uniques.find((x) => x.constraint === e.constraint);
+  const u = field.children.model.uniques.find((x) => x.constraint === e.constraint);
   const value = /\)=\(([^)]*)\)/.exec(e.detail ?? '')?.[1] ?? '';
   return { [field.name]: [u?.message ?? `Duplicate termination found for ${value.replace(', ', ':')}.`] };
 }

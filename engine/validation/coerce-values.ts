@@ -65,7 +65,7 @@ export function coerceBody(model: ResolvedModel, body: Record<string, unknown>):
   for (const field of model.fieldList) {
     if (field.readOnly) continue;
     if (field.kind === 'generic_fk') {
-      if (Object.prototype.hasOwnProperty.call(out, field.idColumn!)) out[field.idColumn!] = integer(out[field.idColumn!]);
+      if (Object.prototype.hasOwnProperty.call(out, field.idColumn)) out[field.idColumn] = integer(out[field.idColumn]);
       continue;
     }
     if (!Object.prototype.hasOwnProperty.call(out, field.name)) continue;

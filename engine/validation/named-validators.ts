@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Registry, ResolvedField, ResolvedModel } from '../definitions/registry-types';
+import type { FkField, Registry, ResolvedModel } from '../definitions/registry-types';
 import { column, ident, sql } from '../sql/fragment';
 import { runRows } from '../query/statements/run';
 
@@ -13,7 +13,7 @@ type Db = Knex | Knex.Transaction;
  * device's interface) is waited for and judged as it leaves them, and cannot start until this write
  * commits, so nothing changes between the verdict and the commit.
  */
-export type FieldValidator = (db: Db, registry: Registry, model: ResolvedModel, id: number, field: ResolvedField, value: number) => Promise<string | null>;
+export type FieldValidator = (db: Db, registry: Registry, model: ResolvedModel, id: number, field: FkField, value: number) => Promise<string | null>;
 
 /** Locks the related object (FOR SHARE) and reads its address (its first inet/cidr field, if any). */
 async function lockAndAddress(db: Db, target: ResolvedModel, id: number): Promise<{ text: string; family: number } | null> {
@@ -28,17 +28,17 @@ async function lockAndAddress(db: Db, target: ResolvedModel, id: number): Promis
  * this object — a device's primary IP must sit on one of the device's own interfaces.
  */
 const assignedToSelf: FieldValidator = async (db, registry, model, id, field, value) => {
-  const target = field.target!;
+  const target = field.target;
   const generic = target.fieldList.find((f) => f.kind === 'generic_fk');
   if (!generic) return null;
   // The related object first, alone: the join below then reads its assignment as committed and locked.
   const addr = await lockAndAddress(db, target, value);
-  const holders = (generic.genericTargets ?? []).flatMap((m) =>
-    m.fieldList.filter((f) => f.kind === 'fk' && f.target === model).map((fk) => ({ holder: m, fk })),
+  const holders = generic.genericTargets.flatMap((m) =>
+    m.fieldList.filter((f): f is FkField => f.kind === 'fk' && f.target === model).map((fk) => ({ holder: m, fk })),
   );
   for (const { holder, fk } of holders) {
-    const rows = await runRows(db, sql`SELECT 1 FROM ${ident(target.table)} AS "x" JOIN ${ident(holder.table)} AS "h" ON ${column('x', generic.typeColumn!)} = ${holder.label}::text AND ${column('x', generic.idColumn!)} = "h"."id"
-        WHERE "x"."id" = ${value}::bigint AND ${column('h', fk.column!)} = ${id}::bigint FOR SHARE OF "h"`);
+    const rows = await runRows(db, sql`SELECT 1 FROM ${ident(target.table)} AS "x" JOIN ${ident(holder.table)} AS "h" ON ${column('x', generic.typeColumn)} = ${holder.label}::text AND ${column('x', generic.idColumn)} = "h"."id"
+        WHERE "x"."id" = ${value}::bigint AND ${column('h', fk.column)} = ${id}::bigint FOR SHARE OF "h"`);
     if (rows.length) return null;
   }
   return `The specified IP address (${addr?.text ?? value}) is not assigned to this ${model.verboseName}.`;
@@ -46,7 +46,7 @@ const assignedToSelf: FieldValidator = async (db, registry, model, id, field, va
 
 function familyIs(family: 4 | 6): FieldValidator {
   return async (db, _registry, _model, _id, field, value) => {
-    const addr = await lockAndAddress(db, field.target!, value);
+    const addr = await lockAndAddress(db, field.target, value);
     return addr && addr.family !== family ? `${addr.text} is not an IPv${family} address.` : null;
   };
 }
@@ -66,7 +66,7 @@ export async function runFieldValidators(db: Db, registry: Registry, model: Reso
   const errors: Record<string, string[]> = {};
   for (const field of model.fieldList) {
     const names = field.def.validators;
-    if (!names?.length || !field.column || !(field.column in columns)) continue;
+    if (field.kind !== 'fk' || !names?.length || !(field.column in columns)) continue;
     const value = columns[field.column];
     if (typeof value !== 'number') continue;
     for (const name of names) {

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Registry, ResolvedField, ResolvedModel } from '../definitions/registry-types';
+import type { ChildrenField, GenericField, Registry, ResolvedField, ResolvedModel, StoredField } from '../definitions/registry-types';
 import { defaultWith } from '../definitions/named-functions';
 import { validateBody } from './body-validator';
 import { addError, hasErrors, type FieldErrors } from './field-errors';
@@ -20,7 +20,7 @@ export interface PreparedWrite {
   columns: Record<string, unknown>;
   links: Map<string, number[]>;
   /** children fields: the complete list of attached objects each should hold. */
-  children: Map<ResolvedField, Array<{ type: string; id: number }>>;
+  children: Map<ChildrenField, Array<{ type: string; id: number }>>;
   /** JSON columns whose written object is merged into the stored one rather than replacing it. */
   mergeColumns: string[];
 }
@@ -50,7 +50,7 @@ function writableNames(model: ResolvedModel): Set<string> {
   const names = new Set<string>();
   for (const f of model.fieldList) {
     if (f.readOnly) continue;
-    if (f.kind === 'generic_fk') names.add(f.typeColumn!).add(f.idColumn!);
+    if (f.kind === 'generic_fk') names.add(f.typeColumn).add(f.idColumn);
     else names.add(f.name);
   }
   return names;
@@ -99,7 +99,7 @@ export async function prepareWrite(
 
   const columns: Record<string, unknown> = {};
   const links = new Map<string, number[]>();
-  const children = new Map<ResolvedField, Array<{ type: string; id: number }>>();
+  const children = new Map<ChildrenField, Array<{ type: string; id: number }>>();
   const mergeColumns: string[] = [];
   for (const field of model.fieldList) {
     if (field.readOnly) continue;
@@ -117,9 +117,9 @@ export async function prepareWrite(
       const r = await prepareCustomFields(db, registry, model, body[field.name] as Record<string, unknown> | undefined, mode === 'create', opts.customFields);
       if (!r.ok) for (const m of r.errors) addError(errors, field.name, m);
       else {
-        columns[field.column!] = JSON.stringify(r.value);
+        columns[field.column] = JSON.stringify(r.value);
         // An update changes the keys it names and keeps the others, as NetBox does.
-        if (mode !== 'create') mergeColumns.push(field.column!);
+        if (mode !== 'create') mergeColumns.push(field.column);
       }
       continue;
     }
@@ -136,11 +136,11 @@ export async function prepareWrite(
     }
     if (field.kind === 'fk') {
       if (value === null) {
-        columns[field.column!] = null;
+        columns[field.column] = null;
         continue;
       }
-      const found = await resolveRelated(db, field.target!, value);
-      if (found.ok) columns[field.column!] = found.id;
+      const found = await resolveRelated(db, field.target, value);
+      if (found.ok) columns[field.column] = found.id;
       else addError(errors, field.name, found.message);
       continue;
     }
@@ -152,21 +152,21 @@ export async function prepareWrite(
     if (field.kind === 'm2m' || field.kind === 'tags') {
       const ids: number[] = [];
       for (const item of value as unknown[]) {
-        const found = await resolveRelated(db, field.target!, item);
+        const found = await resolveRelated(db, field.target, item);
         if (found.ok) ids.push(found.id);
         else addError(errors, field.name, found.message);
       }
-      const missing = await missingIds(db, field.target!, ids);
+      const missing = await missingIds(db, field.target, ids);
       for (const id of missing) addError(errors, field.name, `Invalid pk "${id}" - object does not exist.`);
-      links.set(field.joinTable!, [...new Set(ids)]);
+      links.set(field.joinTable, [...new Set(ids)]);
       continue;
     }
     const converted = convertScalar(field, value);
     if (converted instanceof BadValue) addError(errors, field.name, converted.message);
     else {
-      const wrong = field.namesType ? unnamedType(registry, field, converted) : field.def.regex ? uncompiledRegex(converted) : null;
+      const wrong = field.namesType ? unnamedType(registry, field.namesType, converted) : field.def.regex ? uncompiledRegex(converted) : null;
       if (wrong) addError(errors, field.name, wrong);
-      else columns[field.column!] = converted;
+      else if (field.column) columns[field.column] = converted;
     }
   }
   if (hasErrors(errors)) return { ok: false, errors };
@@ -176,7 +176,7 @@ export async function prepareWrite(
 function applyDefault(field: ResolvedField, columns: Record<string, unknown>, mode: WriteMode): void {
   if (field.kind === 'm2m' || field.kind === 'tags' || field.kind === 'children') return;
   if (field.kind === 'fk') {
-    if (mode === 'put' && field.nullable) columns[field.column!] = null;
+    if (mode === 'put' && field.nullable) columns[field.column] = null;
     return;
   }
   const f = field.def;
@@ -192,12 +192,11 @@ function applyDefault(field: ResolvedField, columns: Record<string, unknown>, mo
   else if (field.array) v = [];
   else if (['string', 'text', 'slug'].includes(field.kind)) v = '';
   else return;
-  columns[field.column!] = field.kind === 'json' || field.kind === 'custom_fields' ? JSON.stringify(v) : v;
+  if (field.column) columns[field.column] = field.kind === 'json' || field.kind === 'custom_fields' ? JSON.stringify(v) : v;
 }
 
 /** A names_type field's value (or list of values) that names no type it may name, told as NetBox tells an unknown content type. */
-function unnamedType(registry: Registry, field: ResolvedField, value: unknown): string | null {
-  const want = field.namesType!;
+function unnamedType(registry: Registry, want: NonNullable<StoredField['namesType']>, value: unknown): string | null {
   for (const label of Array.isArray(value) ? value : [value]) {
     if (label === null || label === '') continue;
     const m = registry.models.get(String(label));
@@ -273,15 +272,15 @@ async function prepareGeneric(
   db: Knex | Knex.Transaction,
   registry: Registry,
   model: ResolvedModel,
-  field: ResolvedField,
+  field: GenericField,
   body: Record<string, unknown>,
   mode: WriteMode,
   columns: Record<string, unknown>,
   errors: FieldErrors,
   objectId: number | undefined,
 ): Promise<void> {
-  const typeKey = field.typeColumn!;
-  const idKey = field.idColumn!;
+  const typeKey = field.typeColumn;
+  const idKey = field.idColumn;
   const hasType = typeKey in body;
   const hasId = idKey in body;
   if (!hasType && !hasId) {
@@ -323,8 +322,8 @@ async function prepareGeneric(
   columns[idKey] = Number(id);
 }
 
-async function storedGeneric(db: Knex | Knex.Transaction, model: ResolvedModel, field: ResolvedField, id: number): Promise<{ type: unknown; id: unknown }> {
-  const rows = await runRows<{ type: unknown; id: unknown }>(db, sql`SELECT ${ident(field.typeColumn!)} AS "type", ${ident(field.idColumn!)} AS "id" FROM ${ident(model.table)} WHERE "id" = ${id}::bigint`);
+async function storedGeneric(db: Knex | Knex.Transaction, model: ResolvedModel, field: GenericField, id: number): Promise<{ type: unknown; id: unknown }> {
+  const rows = await runRows<{ type: unknown; id: unknown }>(db, sql`SELECT ${ident(field.typeColumn)} AS "type", ${ident(field.idColumn)} AS "id" FROM ${ident(model.table)} WHERE "id" = ${id}::bigint`);
   const row = rows[0];
   return row ?? { type: null, id: null };
 }
@@ -333,11 +332,11 @@ async function storedGeneric(db: Knex | Knex.Transaction, model: ResolvedModel, 
 async function prepareChildren(
   db: Knex | Knex.Transaction,
   registry: Registry,
-  field: ResolvedField,
+  field: ChildrenField,
   items: Array<{ object_type: string; object_id: number }>,
   errors: FieldErrors,
 ): Promise<Array<{ type: string; id: number }> | null> {
-  const generic = field.children!.generic;
+  const generic = field.children.generic;
   const refs: Array<{ type: string; id: number }> = [];
   const byType = new Map<ResolvedModel, number[]>();
   for (const item of items) {

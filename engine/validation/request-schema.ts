@@ -54,7 +54,7 @@ function scalarSchema(field: ResolvedField): JsonSchema {
       // Any JSON value but null, which a NOT NULL column cannot hold (withNull adds it back when the field allows it).
       return { type: ['object', 'array', 'string', 'number', 'boolean'] };
     case 'choice': {
-      const values: unknown[] = field.choices!.entries.map((e) => e.value);
+      const values: unknown[] = field.choices.entries.map((e) => e.value);
       if (f.blank) values.push('');
       return { enum: values };
     }
@@ -101,8 +101,8 @@ export function writableProperties(model: ResolvedModel): Record<string, JsonSch
         props[field.name] = { ...doc, type: 'array', items: relatedSchema(false) };
         break;
       case 'generic_fk':
-        props[field.typeColumn!] = { type: field.nullable ? ['string', 'null'] : 'string' };
-        props[field.idColumn!] = { type: field.nullable ? ['integer', 'null'] : 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER };
+        props[field.typeColumn] = { type: field.nullable ? ['string', 'null'] : 'string' };
+        props[field.idColumn] = { type: field.nullable ? ['integer', 'null'] : 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER };
         break;
       default: {
         let s = scalarSchema(field);
@@ -122,7 +122,7 @@ export function requiredFields(model: ResolvedModel): string[] {
   for (const field of model.fieldList) {
     if (field.readOnly || !field.required) continue;
     if (field.def.default !== undefined || field.def.default_fn) continue;
-    if (field.kind === 'generic_fk') out.push(field.typeColumn!, field.idColumn!);
+    if (field.kind === 'generic_fk') out.push(field.typeColumn, field.idColumn);
     else out.push(field.name);
   }
   return out;

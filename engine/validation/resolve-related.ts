@@ -35,7 +35,7 @@ export function attributeConditions(model: ResolvedModel, attrs: Record<string, 
     const f = model.fields.get(key);
     if (!f || (!f.column && f.kind !== 'fk') || f.writeOnly) return `Unknown attribute "${key}" of ${model.verboseName}.`;
     if (f.kind === 'fk' && f.target) {
-      const col = column(alias, f.column!);
+      const col = column(alias, f.column);
       if (value === null) {
         out.push(sql`${col} IS NULL`);
       } else if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
@@ -50,7 +50,7 @@ export function attributeConditions(model: ResolvedModel, attrs: Record<string, 
       }
       continue;
     }
-    const col = column(alias, f.column!);
+    const col = column(alias, f.column);
     if (value === null) {
       out.push(sql`${col} IS NULL`);
       continue;

@@ -121,6 +121,16 @@ test('unknown foreign key target', () => {
   expectFault(dir, 'dcim/widget.json', '/fields/site/to', /unknown model "dcim\.nowhere"/);
 });
 
+test('a named validator is for a foreign key: on any other field it is refused, as is an unknown one', () => {
+  expectFault(schemaDir({ 'dcim/widget.json': withField('size', { type: 'integer', validators: ['ipv4'] }) }), 'dcim/widget.json', '/fields/size/validators', /for fk fields/);
+  expectFault(
+    schemaDir({ 'dcim/widget.json': withField('parent_widget', { type: 'fk', to: 'dcim.widget', null: true, on_delete: 'set_null', validators: ['no_such_rule'] }) }),
+    'dcim/widget.json',
+    '/fields/parent_widget/validators/0',
+    /unknown validator/,
+  );
+});
+
 test('foreign key without on_delete, and set_null on a non-null fk', () => {
   expectFault(schemaDir({ 'dcim/widget.json': withField('parent_widget', { type: 'fk', to: 'dcim.widget', null: true }) }), 'dcim/widget.json', '/fields/parent_widget/on_delete', /on_delete/);
   expectFault(

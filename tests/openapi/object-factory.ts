@@ -110,12 +110,12 @@ export class ObjectFactory {
       if (field.readOnly || field.kind === 'custom_fields') continue;
       if (field.kind === 'generic_fk') {
         // Required generic relations point at an object of one of their allowed types; optional ones are left out.
-        const typeName = field.typeColumn ?? `${field.name}_type`;
+        const typeName = field.typeColumn;
         if (!required.has(typeName)) continue;
         const target = await this.genericTarget(field);
         if (!target) return null;
         body[typeName] = target.model.label;
-        body[field.idColumn ?? `${field.name}_id`] = target.id;
+        body[field.idColumn] = target.id;
         continue;
       }
       const isRequired = required.has(field.name);
@@ -126,7 +126,7 @@ export class ObjectFactory {
         continue;
       }
       if (field.kind === 'fk' || field.kind === 'm2m' || field.kind === 'tags') {
-        const target = field.target!;
+        const target = field.target;
         // A relation back into what is being made (a tree's parent, nat_inside) is left out unless required.
         if (this.making.has(target.label) || !this.t.registry.byPath.has(`${target.app}/${target.path}`)) {
           if (isRequired) return null;

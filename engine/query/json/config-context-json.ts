@@ -11,17 +11,17 @@ function pathValues(model: ResolvedModel, alias: string, path: string, n: () => 
   let current = model;
   let set: Sql | null = null;
   for (const part of path.split('.')) {
-    const f = current.fields.get(part)!;
+    const f = current.fields.get(part);
     const x = n();
-    if (f.kind === 'fk') {
+    if (f?.kind === 'fk') {
       set = set === null
-        ? sql`SELECT ${column(alias, f.column!)} AS "v"`
-        : sql`SELECT ${column(x, f.column!)} AS "v" FROM ${ident(current.table)} AS ${ident(x)} WHERE ${column(x, 'id')} IN (${set})`;
-    } else {
+        ? sql`SELECT ${column(alias, f.column)} AS "v"`
+        : sql`SELECT ${column(x, f.column)} AS "v" FROM ${ident(current.table)} AS ${ident(x)} WHERE ${column(x, 'id')} IN (${set})`;
+    } else if (f?.kind === 'm2m' || f?.kind === 'tags') {
       const from: Sql = set === null ? sql`SELECT ${column(alias, 'id')}` : set;
-      set = sql`SELECT ${column(x, 'target_id')} AS "v" FROM ${ident(f.joinTable!)} AS ${ident(x)} WHERE ${column(x, 'source_id')} IN (${from})`;
-    }
-    current = f.target!;
+      set = sql`SELECT ${column(x, 'target_id')} AS "v" FROM ${ident(f.joinTable)} AS ${ident(x)} WHERE ${column(x, 'source_id')} IN (${from})`;
+    } else throw new Error(`${model.label}: config context path ${path} steps through ${part}, not a relation`);
+    current = f.target;
   }
   if (current.tree && set) {
     const w = n();
@@ -44,12 +44,15 @@ export function configContextJson(registry: Registry, field: ResolvedField, alia
   const c = n();
   const matches: Sql[] = [column(c, 'is_active')];
   for (const [assign, path] of Object.entries(field.def.match ?? {})) {
-    const link = cc.fields.get(assign)!;
+    const link = cc.fields.get(assign);
+    if (link?.kind !== 'm2m') throw new Error(`${cc.label}.${assign} is not a many-to-many field`);
     const j = n();
-    const assigned = sql`SELECT 1 FROM ${ident(link.joinTable!)} AS ${ident(j)} WHERE ${column(j, 'source_id')} = ${column(c, 'id')}`;
+    const assigned = sql`SELECT 1 FROM ${ident(link.joinTable)} AS ${ident(j)} WHERE ${column(j, 'source_id')} = ${column(c, 'id')}`;
     matches.push(sql`NOT EXISTS (${assigned}) OR EXISTS (${assigned} AND ${column(j, 'target_id')} IN (${pathValues(model, alias, path, n)}))`);
   }
-  const data = column(c, cc.fields.get('data')!.column!);
+  const dataColumn = cc.fields.get('data')?.column;
+  if (!dataColumn) throw new Error(`${cc.label} has no stored data field`);
+  const data = column(c, dataColumn);
   const merged = sql`coalesce((SELECT patchbay_jsonb_deep_merge_agg(${data} ORDER BY ${column(c, 'weight')}, ${column(c, 'name')}, ${column(c, 'id')}) FROM ${ident(cc.table)} AS ${ident(c)} WHERE ${and(matches)}), '{}'::jsonb)`;
   const local = field.def.local ? model.fields.get(field.def.local) : undefined;
   if (!local?.column) return merged;

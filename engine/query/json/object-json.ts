@@ -1,4 +1,4 @@
-import type { Registry, ResolvedField, ResolvedModel } from '../../definitions/registry-types';
+import { hasColumn, type ChildrenField, type ChoiceSet, type ComputedField, type CountField, type GenericField, type LinkField, type NetCountField, type RelatedField, type Registry, type ResolvedField, type ResolvedModel, type ReverseField } from '../../definitions/registry-types';
 import { and, column, ident, join, sql, SqlParam, type Sql } from '../../sql/fragment';
 import { configContextJson } from './config-context-json';
 import { COMPUTED_SQL, DISPLAY_SQL } from './named-sql';
@@ -143,8 +143,8 @@ export class JsonCompiler {
     for (const f of model.fieldList) {
       if (f.writeOnly) continue;
       if (f.kind === 'generic_fk') {
-        put(f.typeColumn!, () => column(alias, f.typeColumn!));
-        put(f.idColumn!, () => column(alias, f.idColumn!));
+        put(f.typeColumn, () => column(alias, f.typeColumn));
+        put(f.idColumn, () => column(alias, f.idColumn));
       }
       put(f.name, () => this.value(f, alias, 'full', depth));
     }
@@ -165,13 +165,13 @@ export class JsonCompiler {
     const model = f.model;
     switch (f.kind) {
       case 'alias': {
-        const v = this.value(f.aliasOf!, alias, form, depth);
+        const v = this.value(f.aliasOf, alias, form, depth);
         return f.aliasOr ? sql`coalesce(${v}, ${this.value(f.aliasOr, alias, form, depth)})` : v;
       }
       case 'fk':
-        return this.nestedById(f.target!, column(alias, f.column!), depth + 1);
+        return this.nestedById(f.target, column(alias, f.column), depth + 1);
       case 'generic_fk':
-        return this.genericObject(f, column(alias, f.typeColumn!), column(alias, f.idColumn!), depth + 1);
+        return this.genericObject(f, column(alias, f.typeColumn), column(alias, f.idColumn), depth + 1);
       case 'tags':
       case 'm2m':
         return this.links(f, alias, depth + 1);
@@ -190,12 +190,12 @@ export class JsonCompiler {
       case 'config_context':
         return configContextJson(this.registry, f, alias);
       case 'custom_fields':
-        return sql`coalesce(${column(alias, f.column!)}, '{}'::jsonb)`;
+        return sql`coalesce(${column(alias, f.column)}, '{}'::jsonb)`;
       case 'computed':
         return this.computed(f, alias, form);
       case 'choice':
-        if (f.array) return sql`coalesce(${column(alias, f.column!)}, '{}')`;
-        return this.choice(f, column(alias, f.column!), form);
+        if (f.array) return sql`coalesce(${column(alias, f.column)}, '{}')`;
+        return this.choice(f, f.choices, column(alias, f.column), form);
       default:
         if (!f.column) throw new Error(`${model.label}.${f.name}: no SQL for a ${f.kind} field`);
         return storedValue(f, alias);
@@ -203,8 +203,7 @@ export class JsonCompiler {
   }
 
   /** {value, label} in full form; the plain value in brief and nested forms, and for `plain` fields; a blank choice is null. */
-  private choice(f: ResolvedField, v: Sql, form: Form): Sql {
-    const set = f.choices!;
+  private choice(f: ResolvedField, set: ChoiceSet, v: Sql, form: Form): Sql {
     const blank = set.numeric ? sql`${v}` : sql`NULLIF(${v}, '')`;
     if (form === 'brief' || f.def.plain) return blank;
     const labels = Object.fromEntries(set.entries.map((e) => [String(e.value), e.label]));
@@ -212,7 +211,7 @@ export class JsonCompiler {
     return sql`CASE WHEN ${blank} IS NULL THEN NULL ELSE ${this.record([['value', v], ['label', label]])} END`;
   }
 
-  private computed(f: ResolvedField, alias: string, form: Form): Sql {
+  private computed(f: ComputedField, alias: string, form: Form): Sql {
     const model = f.model;
     const fn = f.def.fn!;
     let v: Sql;
@@ -222,12 +221,12 @@ export class JsonCompiler {
       if (!named) throw new Error(`${model.label}.${f.name}: computed function ${fn} has no SQL twin`);
       v = named((f.def.from ?? []).map((name) => this.textOf(model, alias, name)));
     }
-    return f.choices ? this.choice(f, v, form) : v;
+    return f.choices ? this.choice(f, f.choices, v, form) : v;
   }
 
   /** The object a generic relation names: NULL unless its type is one the relation may point at. */
-  genericObject(f: ResolvedField, typeExpr: Sql, idExpr: Sql, depth: number): Sql {
-    const targets = f.genericTargets ?? [];
+  genericObject(f: GenericField, typeExpr: Sql, idExpr: Sql, depth: number): Sql {
+    const targets = f.genericTargets;
     if (!targets.length || depth > MAX_NESTING) return sql`NULL::json`;
     const branches = targets.map((m) => sql`WHEN ${m.label}::text THEN ${this.nestedById(m, idExpr, depth)}`);
     return sql`CASE ${typeExpr} ${join(branches, ' ')} END`;
@@ -251,47 +250,48 @@ export class JsonCompiler {
     return sql`coalesce((SELECT array_to_json(array_agg(${item} ORDER BY ${order})) ${from}), '[]'::json)`;
   }
 
-  private links(f: ResolvedField, alias: string, depth: number): Sql {
-    const target = f.target!;
+  private links(f: LinkField, alias: string, depth: number): Sql {
+    const target = f.target;
     if (depth > MAX_NESTING) return sql`'[]'::json`;
     const j = this.alias('j');
     const o = this.alias();
-    const from = sql`FROM ${ident(f.joinTable!)} AS ${ident(j)} JOIN ${ident(target.table)} AS ${ident(o)} ON ${column(o, 'id')} = ${column(j, 'target_id')} WHERE ${column(j, 'source_id')} = ${column(alias, 'id')}`;
+    const from = sql`FROM ${ident(f.joinTable)} AS ${ident(j)} JOIN ${ident(target.table)} AS ${ident(o)} ON ${column(o, 'id')} = ${column(j, 'target_id')} WHERE ${column(j, 'source_id')} = ${column(alias, 'id')}`;
     return this.array(this.object(target, o, 'brief', { nested: true, depth }), from, this.orderOf(target, o));
   }
 
-  private count(f: ResolvedField, alias: string): Sql {
+  private count(f: CountField, alias: string): Sql {
     const id = column(alias, 'id');
     if (f.countAcross) {
       const parts = f.countAcross.map((l) => {
         const j = this.alias('j');
-        return sql`SELECT 1 FROM ${ident(l.joinTable!)} AS ${ident(j)} WHERE ${column(j, 'target_id')} = ${id}`;
+        return sql`SELECT 1 FROM ${ident(l.joinTable)} AS ${ident(j)} WHERE ${column(j, 'target_id')} = ${id}`;
       });
       return sql`(SELECT count(*)::int FROM (${join(parts, ' UNION ALL ')}) AS "u")`;
     }
-    const { model: of, via } = f.countOf!;
+    if (!f.countOf) throw new Error(`${f.model.label}.${f.name}: a count of nothing`);
+    const { model: of, via } = f.countOf;
     const x = this.alias('x');
     if (via.kind === 'generic_fk') {
-      return sql`(SELECT count(*)::int FROM ${ident(of.table)} AS ${ident(x)} WHERE ${column(x, via.typeColumn!)} = ${f.model.label}::text AND ${column(x, via.idColumn!)} = ${id})`;
+      return sql`(SELECT count(*)::int FROM ${ident(of.table)} AS ${ident(x)} WHERE ${column(x, via.typeColumn)} = ${f.model.label}::text AND ${column(x, via.idColumn)} = ${id})`;
     }
-    if (via.joinTable) {
+    if (via.kind !== 'fk') {
       return sql`(SELECT count(*)::int FROM ${ident(via.joinTable)} AS ${ident(x)} WHERE ${column(x, 'target_id')} = ${id})`;
     }
     if (f.model.tree && via.target === f.model && via.name !== 'parent') {
       // On a tree, rows attached to a descendant count too (a region's sites include its child regions'), as NetBox's cumulative counts.
-      return sql`(WITH RECURSIVE ${treeWalk('d', f.model.table, sql`"id" = ${id}`, 'down')} SELECT count(*)::int FROM "d" JOIN ${ident(of.table)} AS ${ident(x)} ON ${column(x, via.column!)} = "d"."id")`;
+      return sql`(WITH RECURSIVE ${treeWalk('d', f.model.table, sql`"id" = ${id}`, 'down')} SELECT count(*)::int FROM "d" JOIN ${ident(of.table)} AS ${ident(x)} ON ${column(x, via.column)} = "d"."id")`;
     }
-    return sql`(SELECT count(*)::int FROM ${ident(of.table)} AS ${ident(x)} WHERE ${column(x, via.column!)} = ${id})`;
+    return sql`(SELECT count(*)::int FROM ${ident(of.table)} AS ${ident(x)} WHERE ${column(x, via.column)} = ${id})`;
   }
 
   /** Networks of the same model inside this one's network (children) or around it (depth), among rows sharing the `same` fields. */
-  private netCount(f: ResolvedField, alias: string): Sql {
-    const { net, same, direction } = f.netCount!;
+  private netCount(f: NetCountField, alias: string): Sql {
+    const { net, same, direction } = f.netCount;
     const o = this.alias();
-    const mine = column(alias, net.column!);
-    const theirs = column(o, net.column!);
+    const mine = column(alias, net.column);
+    const theirs = column(o, net.column);
     const conditions = [direction === 'children' ? sql`${theirs} << ${mine}` : sql`${theirs} >> ${mine}`];
-    for (const s of same) conditions.push(sql`${column(o, s.column!)} IS NOT DISTINCT FROM ${column(alias, s.column!)}`);
+    for (const s of same) if (s.column) conditions.push(sql`${column(o, s.column)} IS NOT DISTINCT FROM ${column(alias, s.column)}`);
     return sql`(SELECT count(*)::int FROM ${ident(f.model.table)} AS ${ident(o)} WHERE ${and(conditions)})`;
   }
 
@@ -300,11 +300,12 @@ export class JsonCompiler {
     return Object.entries(where).map(([col, v]) => sql`${column(alias, col)} = ${v}`);
   }
 
-  private related(f: ResolvedField, alias: string, depth: number): Sql {
-    const { model: of, via } = f.countOf!;
-    const { where, shows } = f.relatedRows ?? { where: {} };
+  private related(f: RelatedField, alias: string, depth: number): Sql {
+    const { model: of, via } = f.countOf;
+    const { where, shows } = f.relatedRows;
+    if (via.kind !== 'fk') throw new Error(`${f.model.label}.${f.name}: related rows are found by a foreign key`);
     const r = this.alias('x');
-    const conditions = [sql`${column(r, via.column!)} = ${column(alias, 'id')}`, ...this.where(r, where)];
+    const conditions = [sql`${column(r, via.column)} = ${column(alias, 'id')}`, ...this.where(r, where)];
     const item = shows ? this.shown(of, r, shows, depth) : this.object(of, r, 'brief', { nested: true, depth });
     const from = sql`FROM ${ident(of.table)} AS ${ident(r)} WHERE ${and(conditions)}`;
     if (f.def.single) return sql`(SELECT ${item} ${from} ORDER BY ${column(r, 'id')} LIMIT 1)`;
@@ -318,50 +319,52 @@ export class JsonCompiler {
     return this.record(entries);
   }
 
-  private children(f: ResolvedField, alias: string, depth: number): Sql {
-    const { model: child, via, generic, where } = f.children!;
+  private children(f: ChildrenField, alias: string, depth: number): Sql {
+    const { model: child, via, generic, where } = f.children;
     const c = this.alias('c');
     const item = this.record([
-      ['object_type', column(c, generic.typeColumn!)],
-      ['object_id', column(c, generic.idColumn!)],
-      ['object', this.genericObject(generic, column(c, generic.typeColumn!), column(c, generic.idColumn!), depth)],
+      ['object_type', column(c, generic.typeColumn)],
+      ['object_id', column(c, generic.idColumn)],
+      ['object', this.genericObject(generic, column(c, generic.typeColumn), column(c, generic.idColumn), depth)],
     ]);
-    const from = sql`FROM ${ident(child.table)} AS ${ident(c)} WHERE ${and([sql`${column(c, via.column!)} = ${column(alias, 'id')}`, ...this.where(c, where)])}`;
+    const from = sql`FROM ${ident(child.table)} AS ${ident(c)} WHERE ${and([sql`${column(c, via.column)} = ${column(alias, 'id')}`, ...this.where(c, where)])}`;
     return this.array(item, from, column(c, 'id'));
   }
 
   /** The row of another model whose generic relation points at this object (the first, by id). */
-  private pointing(f: ResolvedField, alias: string, h: string): Sql {
-    const { model: holder, via } = f.reverse!;
-    return sql`FROM ${ident(holder.table)} AS ${ident(h)} WHERE ${column(h, via.typeColumn!)} = ${f.model.label}::text AND ${column(h, via.idColumn!)} = ${column(alias, 'id')}`;
+  private pointing(f: ReverseField, alias: string, h: string): Sql {
+    const { model: holder, via } = f.reverse;
+    return sql`FROM ${ident(holder.table)} AS ${ident(h)} WHERE ${column(h, via.typeColumn)} = ${f.model.label}::text AND ${column(h, via.idColumn)} = ${column(alias, 'id')}`;
   }
 
-  private reverseGeneric(f: ResolvedField, alias: string, depth: number): Sql {
+  private reverseGeneric(f: ReverseField, alias: string, depth: number): Sql {
     const h = this.alias('h');
     const from = this.pointing(f, alias, h);
     if (f.def.as === 'exists') return sql`EXISTS (SELECT 1 ${from})`;
-    const pick = f.reverse!.pick;
+    const pick = f.reverse.pick;
     if (!pick) return sql`(SELECT ${column(h, 'id')} ${from} ORDER BY ${column(h, 'id')} LIMIT 1)`;
-    if (pick.kind === 'fk') return sql`(SELECT ${this.nestedById(pick.target!, column(h, pick.column!), depth)} ${from} ORDER BY ${column(h, 'id')} LIMIT 1)`;
+    if (pick.kind === 'fk') return sql`(SELECT ${this.nestedById(pick.target, column(h, pick.column), depth)} ${from} ORDER BY ${column(h, 'id')} LIMIT 1)`;
+    if (!hasColumn(pick)) throw new Error(`${f.model.label}.${f.name}: picks ${pick.name}, which has no column`);
     const v = sql`(SELECT ${storedValue(pick, h)} ${from} ORDER BY ${column(h, 'id')} LIMIT 1)`;
     return pick.nullable ? v : sql`coalesce(${v}, '')`;
   }
 
   /** The objects at the other end of this object's link (the interfaces across its cable). */
-  private linkPeers(f: ResolvedField, alias: string, depth: number): Sql {
-    const { model: holder, via, group, side } = f.reverse!;
+  private linkPeers(f: ReverseField, alias: string, depth: number): Sql {
+    const { model: holder, via, group, side } = f.reverse;
+    if (!group?.column || !side?.column) throw new Error(`${f.model.label}.${f.name}: link_peers needs stored group and side fields`);
     const h = this.alias('h');
     const p = this.alias('p');
     const mine = this.pointing(f, alias, h);
-    const peersFrom = sql`FROM ${ident(holder.table)} AS ${ident(p)} WHERE ${column(p, group!.column!)} = ${column(h, group!.column!)} AND ${column(p, side!.column!)} IS DISTINCT FROM ${column(h, side!.column!)}`;
-    const peerObject = this.genericObject(via, column(p, via.typeColumn!), column(p, via.idColumn!), depth);
+    const peersFrom = sql`FROM ${ident(holder.table)} AS ${ident(p)} WHERE ${column(p, group.column)} = ${column(h, group.column)} AND ${column(p, side.column)} IS DISTINCT FROM ${column(h, side.column)}`;
+    const peerObject = this.genericObject(via, column(p, via.typeColumn), column(p, via.idColumn), depth);
     // This object's own row first (the one pointing at it), then its peers across the group.
     const peers = sql`(SELECT ${this.array(peerObject, peersFrom, column(p, 'id'))} ${mine} ORDER BY ${column(h, 'id')} LIMIT 1)`;
     const linked = sql`EXISTS (SELECT 1 ${mine})`;
     const anyPeer = sql`EXISTS (SELECT 1 ${mine} AND EXISTS (SELECT 1 ${peersFrom}))`;
     switch (f.def.as) {
       case 'type':
-        return sql`(SELECT (SELECT ${column(p, via.typeColumn!)} ${peersFrom} ORDER BY ${column(p, 'id')} LIMIT 1) ${mine} ORDER BY ${column(h, 'id')} LIMIT 1)`;
+        return sql`(SELECT (SELECT ${column(p, via.typeColumn)} ${peersFrom} ORDER BY ${column(p, 'id')} LIMIT 1) ${mine} ORDER BY ${column(h, 'id')} LIMIT 1)`;
       case 'reachable':
         return sql`CASE WHEN ${anyPeer} THEN TRUE END`;
       case 'endpoints':

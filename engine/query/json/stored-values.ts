@@ -1,4 +1,4 @@
-import type { ResolvedField, ResolvedModel } from '../../definitions/registry-types';
+import type { ColumnField, ResolvedField, ResolvedModel } from '../../definitions/registry-types';
 import { column, sql, type Sql } from '../../sql/fragment';
 
 /** Timestamps as NetBox shows them: ISO 8601 in UTC with microseconds. */
@@ -10,8 +10,8 @@ const ISO_MICRO = 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"';
  * MACs in upper case, decimals as numbers. JSON-typed where JSON has a type of its own (numbers,
  * booleans, arrays, objects); the rest as text.
  */
-export function storedValue(field: ResolvedField, alias: string): Sql {
-  const c = column(alias, field.column!);
+export function storedValue(field: ColumnField, alias: string): Sql {
+  const c = column(alias, field.column);
   switch (field.kind) {
     case 'datetime':
       return sql`to_char(${c} AT TIME ZONE 'UTC', ${ISO_MICRO})`;
@@ -31,7 +31,7 @@ export function storedValue(field: ResolvedField, alias: string): Sql {
 }
 
 /** The same value as text (NULL stays NULL), for display strings. */
-export function storedText(field: ResolvedField, alias: string): Sql {
+export function storedText(field: ColumnField, alias: string): Sql {
   return sql`(${storedValue(field, alias)})::text`;
 }
 

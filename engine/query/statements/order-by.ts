@@ -25,7 +25,7 @@ export function orderPlan(model: ResolvedModel, terms: readonly OrderTerm[]): Or
     if (!f) continue;
     if (f.kind === 'fk' && f.target) {
       const alias = `o_${f.name}`;
-      joins.push(sql`LEFT JOIN ${ident(f.target.table)} AS ${ident(alias)} ON ${column(alias, 'id')} = ${column('t', f.column!)}`);
+      joins.push(sql`LEFT JOIN ${ident(f.target.table)} AS ${ident(alias)} ON ${column(alias, 'id')} = ${column('t', f.column)}`);
       const nulls = term.descending ? sql` NULLS LAST` : sql` NULLS FIRST`;
       const targetTerms = f.target.ordering.length ? f.target.ordering : [{ field: 'id', descending: false }];
       for (const tt of targetTerms) {
