@@ -34,7 +34,10 @@ export function listStatement(registry: Registry, q: ListRead): Sql {
   const orderBy = join(order.terms);
   const limit = q.limit === null ? sql`` : sql` LIMIT ${q.limit}`;
   const offset = q.offset ? sql` OFFSET ${q.offset}` : sql``;
-  const page = sql`SELECT "t".*, row_number() OVER (ORDER BY ${orderBy}) AS "__n" FROM ${ident(model.table)} AS "t" ${join(order.joins, ' ')} WHERE ${where} ORDER BY ${orderBy}${limit}${offset}`;
+  // Numbered after the LIMIT, in the order the page comes: a window over the whole ordering would sit
+  // between the LIMIT and the sort and make PostgreSQL sort every matching row (64,000 prefixes ordered
+  // through their VRF: 63 ms) where a top-N sort of the page's rows is enough.
+  const page = sql`SELECT "p".*, row_number() OVER () AS "__n" FROM (SELECT "t".* FROM ${ident(model.table)} AS "t" ${join(order.joins, ' ')} WHERE ${where} ORDER BY ${orderBy}${limit}${offset}) AS "p"`;
   const all = sql`(SELECT count(*)::int FROM ${ident(model.table)} AS "t" WHERE ${where})`;
   const pageSize = sql`(SELECT count(*)::int FROM "page")`;
   const count = q.limit === null ? pageSize : sql`CASE WHEN ${q.offset}::bigint = 0 AND ${pageSize} < ${q.limit}::bigint THEN ${pageSize} ELSE ${all} END`;
