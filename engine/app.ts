@@ -112,13 +112,13 @@ async function handleApi(ctx: ApiContext, req: Request, res: Response): Promise<
 
 /**
  * Requests whose statements check that cached credentials are still current: a GET of a list or an object
- * (in its one statement), and a create or change (in the statement that reads back the answer, before
- * commit). A delete reads nothing back, so it authenticates afresh.
+ * (in its one statement), a create or change (in the statement that writes or reads back the answer,
+ * before commit), and a delete (in the statement that locks what it deletes).
  */
 function usesCachedCredentials(method: string, parts: readonly string[]): boolean {
   const target = parts.length === 2 || /^\d{1,15}$/.test(parts[2] ?? '');
   if (!target) return false;
-  if (method === 'GET' || method === 'PUT' || method === 'PATCH') return true;
+  if (method === 'GET' || method === 'PUT' || method === 'PATCH' || method === 'DELETE') return true;
   return method === 'POST' && parts.length === 2;
 }
 

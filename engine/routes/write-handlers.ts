@@ -164,10 +164,11 @@ export interface WriteScopes {
  * the FOR KEY SHARE that rows referring to it take (a child whose parent is being edited). A delete
  * strengthens it to FOR UPDATE itself (delete-objects).
  */
-async function matching(trx: Trx, model: ResolvedModel, ids: number[], conditions: Sql[] | null): Promise<Set<number>> {
+async function matching(trx: Trx, model: ResolvedModel, ids: number[], conditions: Sql[] | null, current: Sql = sql`TRUE`): Promise<Set<number>> {
   if (conditions === null) return new Set();
   const where = and([sql`"t"."id" = ANY(${ids})`, ...conditions]);
-  const rows = await runRows<{ id: number }>(trx, sql`SELECT "t"."id" FROM ${ident(model.table)} AS "t" WHERE ${where} ORDER BY "t"."id" FOR NO KEY UPDATE OF "t"`);
+  const rows = await runRows<{ id: number; current: boolean }>(trx, sql`SELECT "t"."id", ${current} AS "current" FROM ${ident(model.table)} AS "t" WHERE ${where} ORDER BY "t"."id" FOR NO KEY UPDATE OF "t"`);
+  if (rows.some((r) => !r.current)) throw new StaleCredentials();
   return new Set(rows.map((r) => r.id));
 }
 
@@ -180,10 +181,12 @@ async function requireWithin(trx: Trx, model: ResolvedModel, ids: number[], cond
 
 /**
  * Objects a change or delete names: each must exist and be visible to the caller (else it is not
- * found: a 404 for one, an aligned 400 for a bulk request) and lie within the action's constraints (else 403).
+ * found: a 404 for one, an aligned 400 for a bulk request) and lie within the action's constraints (else
+ * 403). The statement that locks them also checks the caller's cached credentials are still current (a
+ * delete reads nothing back: this is its check).
  */
-async function requireTargets(trx: Trx, model: ResolvedModel, ids: number[], scopes: WriteScopes, single: boolean): Promise<void> {
-  const visible = await matching(trx, model, ids, scopes.view);
+async function requireTargets(ctx: CallContext, trx: Trx, model: ResolvedModel, ids: number[], scopes: WriteScopes, single: boolean): Promise<void> {
+  const visible = await matching(trx, model, ids, scopes.view, credentialsAreCurrent(ctx.principal));
   if (ids.some((id) => !visible.has(id))) {
     if (single) throw notFound();
     throw new ValidationError(ids.map((id): FieldErrors => (visible.has(id) ? {} : { id: [`Object with id ${id} does not exist.`] })));
@@ -279,7 +282,7 @@ export async function updateObject(ctx: CallContext, model: ResolvedModel, id: n
     if (done !== null) return done;
   }
   return inTransaction(ctx, async (trx) => {
-    await requireTargets(trx, model, [id], scopes, true);
+    await requireTargets(ctx, trx, model, [id], scopes, true);
     await writeAll(ctx, trx, model, [{ item: body, mode, id }], false);
     await requireWithin(trx, model, [id], scopes.act);
     await afterWrite(trx, ctx.registry, model, [id]);
@@ -315,7 +318,7 @@ export async function bulkUpdate(ctx: CallContext, model: ResolvedModel, body: u
   const { ids, items } = bulkIds(body);
   if (!ids.length) return '[]';
   return inTransaction(ctx, async (trx, careful) => {
-    await requireTargets(trx, model, ids, scopes, false);
+    await requireTargets(ctx, trx, model, ids, scopes, false);
     const work = items.map((item, i) => {
       const rest: Record<string, unknown> = { ...item };
       delete rest.id;
@@ -333,7 +336,7 @@ export async function deleteByIds(ctx: CallContext, model: ResolvedModel, ids: n
   if (!ids.length) return;
   try {
     await inTransaction(ctx, async (trx) => {
-      await requireTargets(trx, model, ids, scopes, single);
+      await requireTargets(ctx, trx, model, ids, scopes, single);
       await beforeDelete(trx, ctx.registry, model, ids);
       const deleted = await deleteObjects(trx, ctx.registry, model, ids);
       if (single && !deleted.length) throw notFound();

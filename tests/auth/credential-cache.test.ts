@@ -162,6 +162,25 @@ describe('the credential cache on one instance', () => {
     expect((await t.knex.raw(`SELECT "description" FROM "dcim_site" WHERE "id" = ?`, [site])).rows[0].description).toBe('');
   });
 
+  test('a delete with a token seen before costs no lookup, and a revoked one deletes nothing', async () => {
+    const key = await t.makeToken({ superuser: true });
+    const make = async (slug: string) => (await t.api.post(SITES).set(t.auth).send({ name: slug, slug })).body.id as number;
+    const exists = async (id: number) => (await t.knex.raw(`SELECT count(*)::int AS n FROM "dcim_site" WHERE "id" = ?`, [id])).rows[0].n as number;
+    expect((await get(key)).status).toBe(200);
+    const first = await make('cc-del-1');
+    const deleted = await statementsOf(t, () => t.api.delete(`${SITES}${first}/`).set('Authorization', `Token ${key}`));
+    expect(deleted.status).toBe(204);
+    expect(deleted.statements.some((s) => s.includes('"users_token"'))).toBe(false);
+    expect(deleted.statements.some((s) => s.includes('"patchbay_auth_version"') && s.includes('FOR NO KEY UPDATE'))).toBe(true);
+
+    const second = await make('cc-del-2');
+    const third = await make('cc-del-3');
+    await t.knex.raw(`UPDATE "users_token" SET "expires" = now() - interval '1 minute' WHERE "key" = ?`, [key]);
+    expect((await t.api.delete(`${SITES}${second}/`).set('Authorization', `Token ${key}`)).body).toEqual({ detail: 'Token expired' });
+    expect((await t.api.delete(SITES).set('Authorization', `Token ${key}`).send([{ id: third }])).body).toEqual({ detail: 'Token expired' });
+    expect([await exists(second), await exists(third)]).toEqual([1, 1]);
+  });
+
   test('a write refused on cached permissions is honoured once a grant widens them', async () => {
     const key = await t.makeToken();
     const user = (await t.knex.raw(`SELECT "user_id" FROM "users_token" WHERE "key" = ?`, [key])).rows[0].user_id as number;
