@@ -3,9 +3,9 @@ import type { Sql } from '../sql/fragment';
 import type { CallContext } from './api-context';
 import { prepareWrite, type PreparedWrite, type WriteMode } from '../validation/prepare-write';
 import { ValidationError } from '../validation/field-errors';
-import { definitionsText, type CachedDefinitions } from '../validation/custom-field-cache';
+import { definitionsText } from '../validation/custom-field-cache';
 import { credentialsAreCurrent, StaleCredentials } from '../auth/credential-cache';
-import { asPgError, constraintErrors } from '../storage/db-errors';
+import { asPgError, constraintErrors, isRetryable } from '../storage/db-errors';
 import { childConstraintErrors } from '../storage/write-rows';
 import { documentRow } from '../storage/write-row-sets';
 import { runRows } from '../query/statements/run';
@@ -31,7 +31,7 @@ interface Answer {
 }
 
 /** What the body is prepared against, or null when the write is not plain. */
-async function prepared(ctx: CallContext, model: ResolvedModel, body: unknown, mode: WriteMode, id?: number): Promise<{ write: PreparedWrite; guard: WriteGuard; cached: CachedDefinitions | null } | null> {
+async function prepared(ctx: CallContext, model: ResolvedModel, body: unknown, mode: WriteMode, id?: number): Promise<{ write: PreparedWrite; guard: WriteGuard } | null> {
   if (!ctx.customFields || !modelWritesPlainly(model) || hasChecks(model)) return null;
   const cached = await ctx.customFields.get(ctx.knex, ctx.registry, model);
   const defs = cached?.defs ?? [];
@@ -40,7 +40,7 @@ async function prepared(ctx: CallContext, model: ResolvedModel, body: unknown, m
   if (!p.ok || !writesOnlyRow(model, p.write, mode === 'create')) return null;
   const now = definitionsText(ctx.registry, model);
   const guard: WriteGuard = { current: credentialsAreCurrent(ctx.principal), definitions: cached && now ? { now, seen: cached.text } : null };
-  return { write: p.write, guard, cached };
+  return { write: p.write, guard };
 }
 
 /** Runs the statement; null when a definition changed (or a deadlock: the transactional path retries). */
@@ -52,7 +52,7 @@ async function run(ctx: CallContext, model: ResolvedModel, statement: Sql): Prom
     const pg = asPgError(e);
     const errors = pg ? constraintErrors(ctx.registry, model, pg) ?? childConstraintErrors(model, pg) : null;
     if (errors) throw new ValidationError(errors);
-    if (pg && (pg.code === '40P01' || pg.code === '40001')) return null;
+    if (isRetryable(e)) return null;
     throw e;
   }
   if (!row?.current) throw new StaleCredentials();

@@ -8,7 +8,7 @@ import { ValidationError, type FieldErrors } from '../validation/field-errors';
 import { insertRow, setLinks, updateRow, setChildren, childConstraintErrors } from '../storage/write-rows';
 import { deleteObjects, GenericProtectedError, protectingObjects } from '../storage/delete-objects';
 import { refusedDelete } from './refused-delete';
-import { asPgError, constraintErrors, FK_VIOLATION, RESTRICT_VIOLATION } from '../storage/db-errors';
+import { asPgError, constraintErrors, FK_VIOLATION, isRetryable, RESTRICT_VIOLATION } from '../storage/db-errors';
 import { objectUrl, writtenObjects } from '../query/written-objects';
 import { credentialsAreCurrent, StaleCredentials } from '../auth/credential-cache';
 import { jsonOptions } from './read-handlers';
@@ -118,8 +118,6 @@ async function writeSet(trx: Trx, model: ResolvedModel, writes: readonly Prepare
   return out;
 }
 
-/** deadlock_detected, serialization_failure: PostgreSQL rolled the whole transaction back, and running it again is safe. */
-const RETRYABLE = new Set(['40P01', '40001']);
 const ATTEMPTS = 3;
 
 /**
@@ -138,7 +136,7 @@ async function inTransaction<T>(ctx: CallContext, work: (trx: Trx, careful: bool
         attempt--;
         continue;
       }
-      if (attempt >= ATTEMPTS || !RETRYABLE.has(asPgError(e)?.code ?? '')) throw e;
+      if (attempt >= ATTEMPTS || !isRetryable(e)) throw e;
     }
   }
 }

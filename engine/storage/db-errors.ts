@@ -17,6 +17,13 @@ export function asPgError(e: unknown): PgError | null {
   return null;
 }
 
+/** deadlock_detected, serialization_failure: PostgreSQL rolled the whole transaction back, and running it again is safe. */
+const RETRYABLE = new Set(['40P01', '40001']);
+
+export function isRetryable(e: unknown): boolean {
+  return RETRYABLE.has(asPgError(e)?.code ?? '');
+}
+
 export const UNIQUE_VIOLATION = '23505';
 export const NOT_NULL_VIOLATION = '23502';
 export const FK_VIOLATION = '23503';

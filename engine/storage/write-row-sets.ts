@@ -45,6 +45,22 @@ function recordset(model: ResolvedModel, rows: Columns[]): Sql {
   return sql`json_populate_recordset(NULL::${ident(model.table)}, ${JSON.stringify(rows)}::json)`;
 }
 
+/** One row (a documentRow) typed by the table's own row type, as a FROM item. */
+export function jsonRecord(model: ResolvedModel, row: Columns): Sql {
+  return sql`json_populate_record(NULL::${ident(model.table)}, ${JSON.stringify(row)}::json)`;
+}
+
+/**
+ * The SET list of an UPDATE of the row "t" from the values row "v": merged for JSON columns in
+ * `mergeColumns`, and last_updated moved on; empty when no column is written (the row is left as it is).
+ */
+export function assignments(model: ResolvedModel, names: readonly string[], mergeColumns: ReadonlySet<string>): Sql[] {
+  if (!names.length) return [];
+  const sets = names.map((n) => (mergeColumns.has(n) ? sql`${ident(n)} = "t".${ident(n)} || "v".${ident(n)}` : sql`${ident(n)} = "v".${ident(n)}`));
+  if (model.timestamps !== false) sets.push(sql`"last_updated" = now()`);
+  return sets;
+}
+
 /** Inserts rows that all set the same columns (at least one); their new ids, in the order given. */
 export async function insertRowSet(db: Db, model: ResolvedModel, names: readonly string[], rows: readonly Columns[]): Promise<number[]> {
   const cols = join(names.map((n) => ident(n)));
@@ -67,8 +83,7 @@ export async function updateRowSet(
   rows: ReadonlyArray<{ id: number; columns: Columns }>,
   mergeColumns: ReadonlySet<string>,
 ): Promise<void> {
-  const sets = names.map((n) => (mergeColumns.has(n) ? sql`${ident(n)} = "t".${ident(n)} || "v".${ident(n)}` : sql`${ident(n)} = "v".${ident(n)}`));
-  if (model.timestamps !== false) sets.push(sql`"last_updated" = now()`);
+  const sets = assignments(model, names, mergeColumns);
   if (!sets.length) return;
   await runRows(db, sql`UPDATE ${ident(model.table)} AS "t" SET ${join(sets)}
     FROM ${recordset(model, rows.map((r) => documentRow(model, r.columns, r.id)))} AS "v" WHERE "t"."id" = "v"."id"`);

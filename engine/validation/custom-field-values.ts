@@ -20,6 +20,9 @@ export interface CustomFieldDef {
   object_type: string | null;
 }
 
+/** The columns a CustomFieldDef is read from. */
+export const DEFINITION_COLUMNS = sql`"name", "type", "required", "default", "validation_minimum", "validation_maximum", "validation_regex", "choices", "object_type"`;
+
 /** The custom fields defined for a model (one query; none when no model plays the custom_field role). */
 const perTransaction = new WeakMap<object, Map<string, Promise<CustomFieldDef[]>>>();
 
@@ -40,7 +43,7 @@ export async function customFieldsOf(db: Db, registry: Registry, model: Resolved
  * strips (or converts) its value too, or this read waits for it and sees the definition as it leaves it.
  */
 async function loadDefinitions(db: Db, cf: ResolvedModel, model: ResolvedModel): Promise<CustomFieldDef[]> {
-  return runRows<CustomFieldDef>(db, sql`SELECT "name", "type", "required", "default", "validation_minimum", "validation_maximum", "validation_regex", "choices", "object_type"
+  return runRows<CustomFieldDef>(db, sql`SELECT ${DEFINITION_COLUMNS}
        FROM ${ident(cf.table)} WHERE ${model.label}::text = ANY("content_types") ORDER BY "weight", "name" FOR SHARE`);
 }
 

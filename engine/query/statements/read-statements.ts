@@ -69,11 +69,12 @@ export interface WrittenRead {
  * representation again on every execution (measured: 1.3 ms of 1.6 ms per create).
  */
 export function writtenStatement(registry: Registry, q: WrittenRead): Sql {
+  if (q.single) {
+    const conditions = [sql`"t"."id" = ${q.ids[0] ?? null}::bigint`];
+    return detailStatement(registry, { model: q.model, conditions, form: 'full', omit: new Set(), json: q.json, current: q.current });
+  }
   const object = representationOf(registry, q.model, 'full', new Set(), q.json.revealSecrets);
   const table = ident(q.model.table);
-  if (q.single) {
-    return sql`SELECT ${q.current} AS "current", (SELECT (${object})::text FROM ${table} AS "t" WHERE "t"."id" = ${q.ids[0] ?? null}::bigint) AS "body"`.bindParams({ origin: q.json.origin });
-  }
   return sql`SELECT ${q.current} AS "current", coalesce((SELECT array_to_json(array_agg((${object}) ORDER BY "i"."n")) FROM unnest(${[...q.ids]}::bigint[]) WITH ORDINALITY AS "i"("id", "n") JOIN ${table} AS "t" ON "t"."id" = "i"."id"), '[]'::json)::text AS "body"`.bindParams({ origin: q.json.origin });
 }
 

@@ -2,6 +2,7 @@ import type { Registry, ResolvedModel } from '../../definitions/registry-types';
 import { and, ident, join, sql, type Sql } from '../../sql/fragment';
 import type { JsonOptions } from '../json/object-json';
 import { representationOf } from '../json/compiled-representations';
+import { assignments, jsonRecord } from '../../storage/write-row-sets';
 
 /**
  * What a write made in one statement was prepared against, checked by that statement before it writes:
@@ -25,11 +26,6 @@ function answer(registry: Registry, model: ResolvedModel, json: JsonOptions): Sq
   return sql`SELECT "guard"."current", "guard"."defs", (SELECT "w"."id" FROM "w") AS "id", (SELECT (${object})::text FROM "w" AS "t") AS "body" FROM "guard"`;
 }
 
-/** The row's values, typed by the table's own row type (see engine/storage/write-row-sets.ts). */
-function record(model: ResolvedModel, row: Record<string, unknown>): Sql {
-  return sql`json_populate_record(NULL::${ident(model.table)}, ${JSON.stringify(row)}::json)`;
-}
-
 export interface InsertOne {
   model: ResolvedModel;
   /** The columns written (at least one), and the row as a JSON document holding them. */
@@ -48,7 +44,7 @@ export function insertOneStatement(registry: Registry, q: InsertOne): Sql {
   const cols = join(q.names.map((n) => ident(n)));
   const values = join(q.names.map((n) => sql`"v".${ident(n)}`));
   return sql`WITH ${guardCte(q.guard)}, "w" AS (
-    INSERT INTO ${ident(q.model.table)} (${cols}) SELECT ${values} FROM ${record(q.model, q.row)} AS "v", "guard" WHERE "guard"."current" AND "guard"."defs"
+    INSERT INTO ${ident(q.model.table)} (${cols}) SELECT ${values} FROM ${jsonRecord(q.model, q.row)} AS "v", "guard" WHERE "guard"."current" AND "guard"."defs"
     RETURNING *)
   ${answer(registry, q.model, q.json)}`.bindParams({ origin: q.json.origin });
 }
@@ -72,13 +68,12 @@ export interface UpdateOne {
  * and the changed row's representation. "body" is NULL when no row was written.
  */
 export function updateOneStatement(registry: Registry, q: UpdateOne): Sql {
-  const sets = q.names.map((n) => (q.mergeColumns.has(n) ? sql`${ident(n)} = "t".${ident(n)} || "v".${ident(n)}` : sql`${ident(n)} = "v".${ident(n)}`));
+  const sets = assignments(q.model, q.names, q.mergeColumns);
   // Nothing to change still answers with the object, unchanged (not even last_updated), as the transactional path does.
   if (!sets.length) sets.push(sql`"id" = "t"."id"`);
-  else if (q.model.timestamps !== false) sets.push(sql`"last_updated" = now()`);
   const where = and([sql`"t"."id" = ${q.id}::bigint`, ...q.conditions, sql`"guard"."current"`, sql`"guard"."defs"`]);
   return sql`WITH ${guardCte(q.guard)}, "w" AS (
-    UPDATE ${ident(q.model.table)} AS "t" SET ${join(sets)} FROM ${record(q.model, q.row)} AS "v", "guard" WHERE ${where}
+    UPDATE ${ident(q.model.table)} AS "t" SET ${join(sets)} FROM ${jsonRecord(q.model, q.row)} AS "v", "guard" WHERE ${where}
     RETURNING "t".*)
   ${answer(registry, q.model, q.json)}`.bindParams({ origin: q.json.origin });
 }
