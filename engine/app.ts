@@ -11,6 +11,8 @@ import { CustomFieldCache } from './validation/custom-field-cache';
 import type { ResolvedModel } from './definitions/registry-types';
 import { loadGrants, scopeFor, type Grant } from './auth/permissions';
 import { listAction } from './routes/list-actions';
+import { detailAction } from './routes/detail-actions';
+import { appView } from './routes/app-views';
 import { accountPages } from './ui/account-pages';
 import { ValidationError } from './validation/field-errors';
 import { badStringMessage } from './validation/string-hygiene';
@@ -80,17 +82,24 @@ async function handleApi(ctx: ApiContext, req: Request, res: Response): Promise<
     res.redirect(302, `${req.baseUrl}${path}/${q}`);
     return;
   }
-  if (parts.length === 0) return sendReadOnly(req, res, apiRoot(origin));
+  if (parts.length === 0) return sendReadOnly(req, res, apiRoot(ctx.registry, origin));
   if (parts.length === 1 && parts[0] === 'status') return sendStatus(ctx, req, res);
   if (parts.length === 1) {
     const body = appRoot(ctx.registry, origin, parts[0]!);
     if (!body) throw notFound();
     return sendReadOnly(req, res, body);
   }
-  const model = ctx.registry.byPath.get(`${parts[0]}/${parts[1]}`);
-  if (!model || parts.length > 3) throw notFound();
-
   const known = knownPrincipal(res);
+  const application = ctx.registry.applications.find((a) => a.name === parts[0]);
+  const view = application?.views.get(parts[1]!);
+  if (application && view) {
+    const principal = known === undefined ? await authenticate(ctx, req) : known;
+    const call = callContext(ctx, principal, origin, query, String(res.locals.requestId));
+    return appView(view.view)!.handle(call, req, res, { app: application, segment: parts[1]!, rest: parts.slice(2) });
+  }
+  const model = ctx.registry.byPath.get(`${parts[0]}/${parts[1]}`);
+  if (!model || parts.length > 4) throw notFound();
+
   const cached = usesCachedCredentials(req.method, parts);
   const principal = known === undefined ? await authenticate(ctx, req, cached ? ctx.credentials : undefined) : known;
   const call = (p: Principal | null) => callContext(ctx, p, origin, query, String(res.locals.requestId));
@@ -116,7 +125,8 @@ async function handleApi(ctx: ApiContext, req: Request, res: Response): Promise<
  * before commit), and a delete (in the statement that locks what it deletes).
  */
 function usesCachedCredentials(method: string, parts: readonly string[]): boolean {
-  const target = parts.length === 2 || /^\d{1,15}$/.test(parts[2] ?? '');
+  // A detail action (available-ips, trace...) runs statements of its own: it authenticates afresh.
+  const target = parts.length === 2 || (parts.length === 3 && /^\d{1,15}$/.test(parts[2] ?? ''));
   if (!target) return false;
   if (method === 'GET' || method === 'PUT' || method === 'PATCH' || method === 'DELETE') return true;
   return method === 'POST' && parts.length === 2;
@@ -127,18 +137,23 @@ function isRefusal(e: unknown): boolean {
   return e instanceof ValidationError || (e instanceof HttpError && e.status >= 400 && e.status < 500);
 }
 
-/** A model's list, one of its list actions, or one of its objects. */
+/** A model's list, one of its list actions, one of its objects, or one of its objects' detail actions. */
 async function routeToModel(req: Request, res: Response, model: ResolvedModel, parts: string[], call: CallContext, fullUrl: string): Promise<void> {
   if (parts.length === 2) return handleList(call, req, res, model, fullUrl);
   const idText = parts[2]!;
-  const actionName = model.def.list_actions?.[idText];
+  const actionName = parts.length === 3 ? model.def.list_actions?.[idText] : undefined;
   if (actionName) {
     const action = listAction(actionName);
     if (!action) throw notFound();
     return action(call, req, res, model);
   }
   if (!/^\d{1,15}$/.test(idText) || Number(idText) === 0) throw notFound();
-  return handleDetail(call, req, res, model, Number(idText));
+  if (parts.length === 3) return handleDetail(call, req, res, model, Number(idText));
+  const segment = parts[3]!;
+  const use = model.detailActions.get(segment);
+  const action = use && detailAction(use.action);
+  if (!use || !action) throw notFound();
+  return action.handle(call, req, res, { ...use, model, id: Number(idText), segment });
 }
 
 const READ_ONLY_METHODS = ['GET', 'HEAD', 'OPTIONS'];

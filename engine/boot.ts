@@ -4,6 +4,8 @@ import type { Config } from './config';
 import { packageRoot } from './package-root';
 import type { Registry } from './definitions/registry-types';
 import { loadDefinitions } from './definitions/load-definitions';
+import { loadApplications } from './definitions/load-applications';
+import { checkDetailActions } from './routes/detail-actions';
 import { resolveRegistry } from './definitions/resolve-registry';
 import { connectDatabase, type Database, type DatabaseLimits } from './storage/connect';
 import { describeDatabaseUrl, waitForDatabase } from './storage/wait-for-database';
@@ -11,13 +13,17 @@ import { migrate } from './storage/migrator';
 import { filterTable } from './filters/filter-table';
 import { compileChecks } from './validation/definition-checks';
 
-/** The definitions, resolved; every declared filter and check is compiled here so a bad path stops startup. */
+/**
+ * The definitions, resolved; every declared filter, check and detail action is compiled or checked here
+ * so a bad path or option stops startup.
+ */
 export function loadRegistry(schemaDir: string): Registry {
-  const registry = resolveRegistry(loadDefinitions(schemaDir));
+  const registry = resolveRegistry(loadDefinitions(schemaDir), loadApplications(schemaDir));
   for (const model of registry.models.values()) {
     filterTable(model);
     compileChecks(model);
   }
+  checkDetailActions(registry);
   return registry;
 }
 

@@ -45,8 +45,14 @@ export function endpointInfo(registry: Registry, version: string, base: string, 
   }
   crumbs.push({ label: parts[0]!, href: `${base}/${parts[0]}/` });
   if (parts.length === 1) return { kind: 'app', base, crumbs, allow: allowedMethods(registry, version, `/api/${parts[0]}/`, true) };
+  const view = registry.applications.find((a) => a.name === parts[0])?.views.get(parts[1]!);
+  if (view) {
+    crumbs.push({ label: parts.slice(1).join('/'), href: `${base}/${parts.join('/')}/` });
+    const docPath = parts.length === 2 ? `/api/${parts[0]}/${parts[1]}/` : `/api/${parts[0]}/${parts[1]}/{id}/`;
+    return { kind: 'action', base, crumbs, allow: allowedMethods(registry, version, docPath, false) };
+  }
   const model = registry.byPath.get(`${parts[0]}/${parts[1]}`);
-  if (!model || parts.length > 3) return { kind: 'other', base, crumbs, allow: ['GET', 'HEAD', 'OPTIONS'] };
+  if (!model || parts.length > 4) return { kind: 'other', base, crumbs, allow: ['GET', 'HEAD', 'OPTIONS'] };
   const paths = modelPaths(model);
   crumbs.push({ label: capital(model.verboseNamePlural), href: `${base}/${model.app}/${model.path}/` });
   const op = operationPrefix(model);
@@ -54,6 +60,13 @@ export function endpointInfo(registry: Registry, version: string, base: string, 
     return { kind: 'list', model, base, crumbs, allow: allowedMethods(registry, version, paths.list, true), docsAnchor: `${model.app}/${op}_list` };
   }
   crumbs.push({ label: parts[2]!, href: `${base}/${model.app}/${model.path}/${parts[2]}/` });
+  if (parts.length === 4) {
+    if (!model.detailActions.has(parts[3]!)) return { kind: 'other', base, crumbs, allow: ['GET', 'HEAD', 'OPTIONS'] };
+    crumbs.push({ label: parts[3]!, href: `${base}/${model.app}/${model.path}/${parts[2]}/${parts[3]}/` });
+    const action = `${paths.detail}${parts[3]}/`;
+    const first = Object.values(openApiDocument(registry, version).paths[action] ?? {})[0] as { operationId?: string } | undefined;
+    return { kind: 'action', model, base, crumbs, allow: allowedMethods(registry, version, action, false), docsAnchor: first?.operationId ? `${model.app}/${first.operationId}` : undefined };
+  }
   if (model.def.list_actions?.[parts[2]!]) {
     const action = `${paths.list}${parts[2]}/`;
     return { kind: 'action', model, base, crumbs, allow: allowedMethods(registry, version, action, false), docsAnchor: `${model.app}/${op}_${parts[2]!.replace(/[^A-Za-z0-9_]/g, '_')}_create` };

@@ -17,6 +17,8 @@ async function render(config: Config): Promise<Map<string, string>> {
   const style = { bannerComment: '', additionalProperties: false, format: true, style: { singleQuote: true, printWidth: 120 } } as const;
   const definition = await compileFromFile(path.join(config.schemaDir, 'model.schema.json'), { ...style, cwd: config.schemaDir });
   out.set('engine/definitions/generated/model-definition.ts', `${BANNER('schema/model.schema.json')}\n${definition}`);
+  const applications = await compileFromFile(path.join(config.schemaDir, 'applications.schema.json'), { ...style, cwd: config.schemaDir });
+  out.set('engine/definitions/generated/applications-definition.ts', `${BANNER('schema/applications.schema.json')}\n${applications}`);
 
   const registry = loadRegistry(config.schemaDir);
   const definitions: Record<string, JSONSchema4> = {};

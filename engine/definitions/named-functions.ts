@@ -73,3 +73,12 @@ export type ListActionName = (typeof LIST_ACTION_NAMES)[number];
 export function hasListAction(name: string): name is ListActionName {
   return (LIST_ACTION_NAMES as readonly string[]).includes(name);
 }
+
+/** Endpoints of an application that are not object types (implemented in engine/routes/app-views.ts). */
+export const APP_VIEW_NAMES = ['installed_plugins'] as const;
+/** The names schema/applications.json may use; engine/routes/app-views.ts must implement each (the type checks it). */
+export type AppViewName = (typeof APP_VIEW_NAMES)[number];
+
+export function hasAppView(name: string): name is AppViewName {
+  return (APP_VIEW_NAMES as readonly string[]).includes(name);
+}

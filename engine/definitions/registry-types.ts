@@ -1,4 +1,7 @@
 import type { Field, ModelDefinition } from './generated/model-definition';
+import type { Application } from './load-applications';
+
+export type { Application };
 
 export type FieldKind = Field['type'];
 export type ChoiceValue = string | number;
@@ -162,6 +165,16 @@ export interface ResolvedModel {
   ownerMay: ReadonlySet<string>;
   /** Security state (users, tokens, sessions...): no generic relation may point at it, no type-naming field may name it unless allowed. */
   private: boolean;
+  /** Endpoints under each object's detail path: path segment -> the named action and its options. */
+  detailActions: Map<string, DetailActionUse>;
+  /** The definition file, for errors found after the registry is built (a detail action's options). */
+  file: string;
+}
+
+/** A detail action as a definition uses it: the engine's named action and the options given to it. */
+export interface DetailActionUse {
+  action: string;
+  options: Record<string, unknown>;
 }
 
 export interface Registry {
@@ -171,6 +184,8 @@ export interface Registry {
   choiceSets: Map<string, ChoiceSet>;
   /** The model playing each engine role (tag, user, token, custom_field). */
   roles: Map<ModelRole, ResolvedModel>;
+  /** The applications, in the order the API root lists them. */
+  applications: Application[];
 }
 
 export type ModelRole = NonNullable<ModelDefinition['role']>;

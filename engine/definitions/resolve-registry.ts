@@ -2,8 +2,9 @@ import type { Field, ModelDefinition } from './generated/model-definition';
 import { hasColumn, type ChoiceSet, type ChoiceValue, type ColumnField, type FieldDraft, type FieldKind, type FkField, type LinkField, type ModelRole, type Registry, type ResolvedField, type ResolvedModel } from './registry-types';
 import { DefinitionError } from './definition-error';
 import type { LoadedDefinition } from './load-definitions';
+import type { Application } from './load-applications';
 import { sqlName } from '../storage/identifiers';
-import { hasNamedFunction, hasListAction } from './named-functions';
+import { hasNamedFunction, hasListAction, hasAppView } from './named-functions';
 import { hasValidator } from '../validation/named-validators';
 
 /** Fields every model has whether or not its file names them. */
@@ -18,9 +19,13 @@ function labelFor(name: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-/** Turns loaded definitions into the registry: every cross-reference checked, every derived fact computed once. */
-export function resolveRegistry(loaded: LoadedDefinition[]): Registry {
-  const registry: Registry = { models: new Map(), byPath: new Map(), choiceSets: new Map(), roles: new Map() };
+/**
+ * Turns loaded definitions into the registry: every cross-reference checked, every derived fact computed
+ * once. `applications` (schema/applications.json) lists the applications; without it they are the apps
+ * the models name, in name order.
+ */
+export function resolveRegistry(loaded: LoadedDefinition[], applications?: { file: string; applications: Application[] } | null): Registry {
+  const registry: Registry = { models: new Map(), byPath: new Map(), choiceSets: new Map(), roles: new Map(), applications: resolveApplications(loaded, applications ?? null) };
   const files = new Map<string, string>();
 
   for (const { file, def } of loaded) {
@@ -30,7 +35,7 @@ export function resolveRegistry(loaded: LoadedDefinition[]): Registry {
     }
     const label = `${def.app}.${def.model}`;
     if (registry.models.has(label)) throw new DefinitionError(file, '/model', `model ${label} is defined twice`);
-    const model = emptyModel(def, label, (l) => registry.models.get(l));
+    const model = emptyModel(def, label, (l) => registry.models.get(l), file);
     const pathKey = `${def.app}/${def.path}`;
     if (registry.byPath.has(pathKey)) throw new DefinitionError(file, '/path', `path ${pathKey} is used twice`);
     registry.models.set(label, model);
@@ -96,7 +101,27 @@ function makeChoiceSet(name: string, entries: Array<[string | number, string]>):
   };
 }
 
-function emptyModel(def: ModelDefinition, label: string, modelByLabel: (label: string) => ResolvedModel | undefined): ResolvedModel {
+/** The applications: as applications.json lists them (every model's app among them), else the apps the models name. */
+function resolveApplications(loaded: LoadedDefinition[], given: { file: string; applications: Application[] } | null): Application[] {
+  if (!given) {
+    const names = [...new Set(loaded.map((l) => l.def.app))].sort();
+    return names.map((name) => ({ name, description: '', views: new Map() }));
+  }
+  const names = new Set(given.applications.map((a) => a.name));
+  for (const { file, def } of loaded) {
+    if (!names.has(def.app)) throw new DefinitionError(file, '/app', `application "${def.app}" is not listed in ${given.file}`);
+  }
+  for (const app of given.applications) {
+    for (const [segment, v] of app.views) {
+      if (!hasAppView(v.view)) throw new DefinitionError(given.file, `/applications/${app.name}/views/${segment}`, `unknown view "${v.view}"`);
+      const clash = loaded.find((l) => l.def.app === app.name && l.def.path === segment);
+      if (clash) throw new DefinitionError(given.file, `/applications/${app.name}/views/${segment}`, `path ${app.name}/${segment} is already served by ${clash.file}`);
+    }
+  }
+  return given.applications;
+}
+
+function emptyModel(def: ModelDefinition, label: string, modelByLabel: (label: string) => ResolvedModel | undefined, file: string): ResolvedModel {
   const verboseName = def.verbose_name ?? def.model;
   return {
     label,
@@ -117,6 +142,8 @@ function emptyModel(def: ModelDefinition, label: string, modelByLabel: (label: s
     timestamps: def.timestamps === false ? false : def.timestamps === 'datetime' ? 'datetime' : 'date',
     tree: def.tree === true,
     writeAliases: new Map(Object.entries(def.write_aliases ?? {})),
+    detailActions: new Map(Object.entries(def.detail_actions ?? {}).map(([segment, a]) => [segment, typeof a === 'string' ? { action: a, options: {} } : { action: a.action, options: a.options ?? {} }])),
+    file,
     exposed: def.exposed !== false,
     private: def.private === true,
     ownerMay: new Set(def.owner_may ?? []),
@@ -219,6 +246,7 @@ function resolveFields(model: ResolvedModel, registry: Registry, file: string): 
   }
   for (const [name, fn] of Object.entries(def.list_actions ?? {})) {
     if (!hasListAction(fn)) throw new DefinitionError(file, `/list_actions/${name}`, `unknown list action "${fn}"`);
+    if (model.detailActions.has(name)) throw new DefinitionError(file, `/detail_actions/${name}`, `"${name}" is a list action too`);
   }
   if (typeof def.display === 'object' && !hasNamedFunction('display', def.display.fn)) {
     throw new DefinitionError(file, '/display/fn', `unknown display function "${def.display.fn}"`);

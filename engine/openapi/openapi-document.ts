@@ -1,11 +1,12 @@
 import type { Registry } from '../definitions/registry-types';
-import { APPLICATIONS, API_VERSION_HEADER, NETBOX_API_VERSION } from '../routes/api-root';
+import { API_VERSION_HEADER, NETBOX_API_VERSION } from '../routes/api-root';
 import type { JsonSchema } from '../validation/request-schema';
 import { commonParameters, commonResponses, commonSchemas, securitySchemes, TOKEN_SCHEME } from './common-components';
 import { modelComponents } from './model-components';
 import { modelPathItems } from './model-operations';
 import { specialPaths, specialSchemas } from './special-paths';
 import { listActionPaths } from './list-action-paths';
+import { appViewPaths, detailActionPaths } from './action-paths';
 
 export type OpenApiDocument = Record<string, unknown> & {
   openapi: string;
@@ -31,17 +32,21 @@ export function buildOpenApiDocument(registry: Registry, version: string): OpenA
   // Roots and status first, then each object type's list, detail and extra endpoints (tokens/provision/).
   const paths: Record<string, Record<string, unknown>> = { ...(specialPaths(registry) as Record<string, Record<string, unknown>>) };
   const actions = listActionPaths(registry);
-  Object.assign(schemas, actions.schemas);
+  const details = detailActionPaths(registry);
+  const views = appViewPaths(registry);
+  Object.assign(schemas, actions.schemas, details.schemas, views.schemas);
   const listed = [...exposed].sort((a, b) => `${a.app}/${a.path}`.localeCompare(`${b.app}/${b.path}`));
   for (const model of listed) {
     Object.assign(paths, modelPathItems(registry, model));
     for (const [p, item] of Object.entries(actions.paths)) if (p.startsWith(`/api/${model.app}/${model.path}/`)) paths[p] = item;
+    for (const [p, item] of Object.entries(details.paths)) if (p.startsWith(`/api/${model.app}/${model.path}/`)) paths[p] = item;
   }
+  Object.assign(paths, views.paths);
 
   const used = new Set(listed.map((m) => m.app));
   const tags = [
     { name: 'api', description: 'The API root.' },
-    ...APPLICATIONS.map((app) => ({ name: app, description: used.has(app) ? `Object types of ${app}.` : `${app} (no object types yet).` })),
+    ...registry.applications.map((app) => ({ name: app.name, description: app.description || (used.has(app.name) ? `Object types of ${app.name}.` : app.name) })),
     { name: 'schema', description: 'This document.' },
     { name: 'status', description: 'Service status.' },
   ];

@@ -1,5 +1,5 @@
 import type { Registry } from '../definitions/registry-types';
-import { APPLICATIONS } from '../routes/api-root';
+import { appEndpoints } from '../routes/api-root';
 import type { JsonSchema } from '../validation/request-schema';
 import { schemaRef } from './component-names';
 
@@ -33,7 +33,7 @@ function rootPaths(registry: Registry): Record<string, unknown> {
         summary: 'API root',
         description: 'Each application with the URL of its root.',
         security: [],
-        responses: { 200: ok('Application name -> URL.', { ...links, required: [...APPLICATIONS] }) },
+        responses: { 200: ok('Application name -> URL.', { ...links, required: registry.applications.map((a) => a.name) }) },
       },
     },
     '/api/status/': {
@@ -47,8 +47,8 @@ function rootPaths(registry: Registry): Record<string, unknown> {
       },
     },
   };
-  for (const app of APPLICATIONS) {
-    const models = [...registry.byPath.values()].filter((m) => m.app === app).map((m) => m.path).sort();
+  for (const { name: app } of registry.applications) {
+    const models = appEndpoints(registry, app);
     out[`/api/${app}/`] = {
       get: {
         operationId: `${app}_root_retrieve`,

@@ -1,16 +1,22 @@
 import type { Registry } from '../definitions/registry-types';
 
-/** The applications NetBox's API root lists, whether or not they hold object types yet. */
-export const APPLICATIONS = ['circuits', 'dcim', 'extras', 'ipam', 'plugins', 'tenancy', 'users', 'virtualization'] as const;
+/** The API root: each application of schema/applications.json with the URL of its root. */
+export function apiRoot(registry: Registry, origin: string): Record<string, string> {
+  return Object.fromEntries(registry.applications.map((app) => [app.name, `${origin}/api/${app.name}/`]));
+}
 
-export function apiRoot(origin: string): Record<string, string> {
-  return Object.fromEntries(APPLICATIONS.map((app) => [app, `${origin}/api/${app}/`]));
+/** What an application's root lists: its object types and its listed views, by path. */
+export function appEndpoints(registry: Registry, app: string): string[] {
+  const application = registry.applications.find((a) => a.name === app);
+  if (!application) return [];
+  const models = [...registry.byPath.values()].filter((m) => m.app === app).map((m) => m.path);
+  const views = [...application.views].filter(([, v]) => v.listed).map(([segment]) => segment);
+  return [...models, ...views].sort((a, b) => a.localeCompare(b));
 }
 
 export function appRoot(registry: Registry, origin: string, app: string): Record<string, string> | null {
-  const models = [...registry.models.values()].filter((m) => m.app === app && m.exposed).sort((a, b) => a.path.localeCompare(b.path));
-  if (!models.length && !(APPLICATIONS as readonly string[]).includes(app)) return null;
-  return Object.fromEntries(models.map((m) => [m.path, `${origin}/api/${app}/${m.path}/`]));
+  if (!registry.applications.some((a) => a.name === app)) return null;
+  return Object.fromEntries(appEndpoints(registry, app).map((p) => [p, `${origin}/api/${app}/${p}/`]));
 }
 
 /**

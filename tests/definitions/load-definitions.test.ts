@@ -4,6 +4,8 @@ import path from 'node:path';
 import { loadDefinitions } from '../../engine/definitions/load-definitions';
 import { resolveRegistry } from '../../engine/definitions/resolve-registry';
 import { DefinitionError } from '../../engine/definitions/definition-error';
+import { loadApplications } from '../../engine/definitions/load-applications';
+import { loadRegistry } from '../../engine/boot';
 
 /**
  * A bad model definition must fail at load time with the file's path, the JSON pointer of the fault and
@@ -23,6 +25,7 @@ function schemaDir(files: Record<string, unknown>): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'patchbay-defs-'));
   made.push(dir);
   fs.copyFileSync(META, path.join(dir, 'model.schema.json'));
+  fs.copyFileSync(path.join(ROOT, 'schema', 'applications.schema.json'), path.join(dir, 'applications.schema.json'));
   for (const [rel, content] of Object.entries(files)) {
     const file = path.join(dir, rel);
     fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -236,4 +239,77 @@ test('display template naming an unknown field', () => {
 test('write alias for an unknown field', () => {
   const dir = schemaDir({ 'dcim/widget.json': widget({ write_aliases: { label: 'colour' } }) });
   expectFault(dir, 'dcim/widget.json', '/write_aliases/label', /unknown field "colour"/);
+});
+
+describe('applications (schema/applications.json)', () => {
+  const apps = (applications: Record<string, unknown>) => ({ 'applications.json': { applications } });
+  const loadWithApps = (dir: string) => resolveRegistry(loadDefinitions(dir), loadApplications(dir));
+
+  function appFault(dir: string, pointer: string, reason: RegExp, file = 'applications.json'): void {
+    let caught: unknown;
+    try {
+      loadWithApps(dir);
+    } catch (e) {
+      caught = e;
+    }
+    expect(caught).toBeInstanceOf(DefinitionError);
+    const err = caught as DefinitionError;
+    expect(path.resolve(process.cwd(), err.file)).toBe(path.join(dir, file));
+    expect(err.pointer).toBe(pointer);
+    expect(err.reason).toMatch(reason);
+  }
+
+  test('the applications are listed in the file\'s order, with their views', () => {
+    const dir = schemaDir({ 'dcim/widget.json': widget(), ...apps({ plugins: { views: { 'installed-plugins': { view: 'installed_plugins', listed: true } } }, dcim: { description: 'Data centres.' } }) });
+    const registry = loadWithApps(dir);
+    expect(registry.applications.map((a) => [a.name, a.description])).toEqual([['plugins', ''], ['dcim', 'Data centres.']]);
+    expect(registry.applications[0]!.views.get('installed-plugins')).toEqual({ view: 'installed_plugins', listed: true });
+  });
+
+  test('without the file, the applications are the folders that hold models', () => {
+    const registry = load(schemaDir({ 'dcim/widget.json': widget() }));
+    expect(registry.applications.map((a) => a.name)).toEqual(['dcim']);
+  });
+
+  test('a model of an application the file does not list', () => {
+    appFault(schemaDir({ 'dcim/widget.json': widget(), ...apps({ ipam: {} }) }), '/app', /application "dcim" is not listed in/, 'dcim/widget.json');
+  });
+
+  test('an unknown view', () => {
+    appFault(schemaDir({ 'dcim/widget.json': widget(), ...apps({ dcim: { views: { gadgets: 'no_such_view' } } }) }), '/applications/dcim/views/gadgets', /unknown view "no_such_view"/);
+  });
+
+  test('a view on a path an object type serves', () => {
+    appFault(schemaDir({ 'dcim/widget.json': widget(), ...apps({ dcim: { views: { widgets: 'installed_plugins' } } }) }), '/applications/dcim/views/widgets', /already served by/);
+  });
+
+  test('an unknown key in an application', () => {
+    appFault(schemaDir({ 'dcim/widget.json': widget(), ...apps({ dcim: { models: [] } }) }), '/applications/dcim', /additional properties.*models/i);
+  });
+});
+
+describe('detail actions', () => {
+  test('an unknown detail action stops startup at its pointer', () => {
+    const dir = schemaDir({ 'dcim/widget.json': widget({ detail_actions: { frobnicate: 'no_such_action' } }) });
+    let caught: unknown;
+    try {
+      loadRegistry(dir);
+    } catch (e) {
+      caught = e;
+    }
+    expect(caught).toBeInstanceOf(DefinitionError);
+    expect((caught as DefinitionError).pointer).toBe('/detail_actions/frobnicate');
+    expect((caught as DefinitionError).reason).toMatch(/unknown detail action "no_such_action"/);
+  });
+
+  test('a detail action written with options names its action', () => {
+    const dir = schemaDir({ 'dcim/widget.json': widget({ detail_actions: { frobnicate: { options: {} } } }) });
+    // oneOf reports the first branch it tried: the name alone must be a string.
+    expectFault(dir, 'dcim/widget.json', '/detail_actions/frobnicate', /must be string|required property 'action'/);
+  });
+
+  test('a segment cannot be both a list action and a detail action', () => {
+    const dir = schemaDir({ 'dcim/widget.json': widget({ list_actions: { provision: 'provision_token' }, detail_actions: { provision: 'x' } }) });
+    expectFault(dir, 'dcim/widget.json', '/detail_actions/provision', /is a list action too/);
+  });
 });

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # End-to-end run with real NetBox clients against a fresh Patchbay server:
-#   1. tests/e2e/datacentre.py  (Debian's python3-pynetbox, /usr/bin/python3)
-#   2. tests/e2e/datacentre.yml (ansible-playbook + the netbox.netbox collection), twice;
-#      the second run must report changed=0.
+#   1. every tests/e2e/*.py, datacentre.py first, then the others by name
+#      (Debian's python3-pynetbox, /usr/bin/python3);
+#   2. every tests/e2e/*.yml, datacentre.yml first (ansible-playbook + the netbox.netbox collection),
+#      each twice; the second run must report changed=0.
+# The scripts share the one server and run in that order: a later one may use what datacentre.* made.
 #
 # The server runs on embedded PostgreSQL (PGlite) in a temporary folder, or on
 # PostgreSQL when E2E_DATABASE_URL is set (that database is dropped and created
@@ -103,10 +105,21 @@ curl -fsS -o /dev/null -H "Authorization: Token $TOKEN" "$URL/api/status/" || fa
 
 export NETBOX_URL=$URL NETBOX_TOKEN=$TOKEN
 
+# datacentre.<ext> first, then the other files of that extension by name.
+scripts() {
+  local ext=$1
+  [[ -f tests/e2e/datacentre.$ext ]] && echo "tests/e2e/datacentre.$ext"
+  for f in tests/e2e/*."$ext"; do [[ $f == tests/e2e/datacentre.$ext || ! -f $f ]] || echo "$f"; done
+}
+
 # ---------------------------------------------------------------- pynetbox
-say "pynetbox: tests/e2e/datacentre.py"
-E2E_MAX_PAGE_SIZE=$MAX_PAGE_SIZE timeout "$STEP_TIMEOUT" /usr/bin/python3 tests/e2e/datacentre.py || FAILED=1
-((FAILED)) && echo "e2e: FAIL: datacentre.py (see FAIL lines above)"
+for script in $(scripts py); do
+  say "pynetbox: $script"
+  if ! E2E_MAX_PAGE_SIZE=$MAX_PAGE_SIZE timeout "$STEP_TIMEOUT" /usr/bin/python3 "$script"; then
+    echo "e2e: FAIL: $script (see FAIL lines above)"
+    FAILED=1
+  fi
+done
 
 # ----------------------------------------------------------------- Ansible
 export ANSIBLE_NOCOLOR=1 ANSIBLE_FORCE_COLOR=0 ANSIBLE_RETRY_FILES_ENABLED=0 \
@@ -119,32 +132,35 @@ ansible_recap() {
   sed -n 's/^localhost[[:space:]]*:.*ok=\([0-9]*\).*changed=\([0-9]*\).*unreachable=\([0-9]*\).*failed=\([0-9]*\).*/\1 \2 \4 \3/p' "$1" | tail -n1
 }
 
-say "Ansible: tests/e2e/datacentre.yml, first run"
-timeout "$STEP_TIMEOUT" ansible-playbook -i localhost, tests/e2e/datacentre.yml 2>&1 | tee "$WORK/ansible-1.log"
-rc1=${PIPESTATUS[0]}
-read -r ok1 changed1 failed1 unreach1 <<<"$(ansible_recap "$WORK/ansible-1.log")"
-if [[ $rc1 != 0 || -z ${ok1:-} || ${failed1:-1} != 0 || ${unreach1:-1} != 0 ]]; then
-  echo "e2e: FAIL: first playbook run (exit $rc1, recap: ok=${ok1:-?} changed=${changed1:-?} failed=${failed1:-?})"
-  FAILED=1
-else
-  echo "e2e: first playbook run: ok=$ok1 changed=$changed1"
-  ((changed1 > 0)) || { echo "e2e: FAIL: the first run changed nothing; was the server fresh?"; FAILED=1; }
+for playbook in $(scripts yml); do
+  name=$(basename "$playbook" .yml)
+  say "Ansible: $playbook, first run"
+  timeout "$STEP_TIMEOUT" ansible-playbook -i localhost, "$playbook" 2>&1 | tee "$WORK/ansible-$name-1.log"
+  rc1=${PIPESTATUS[0]}
+  read -r ok1 changed1 failed1 unreach1 <<<"$(ansible_recap "$WORK/ansible-$name-1.log")"
+  if [[ $rc1 != 0 || -z ${ok1:-} || ${failed1:-1} != 0 || ${unreach1:-1} != 0 ]]; then
+    echo "e2e: FAIL: $playbook, first run (exit $rc1, recap: ok=${ok1:-?} changed=${changed1:-?} failed=${failed1:-?})"
+    FAILED=1
+    continue
+  fi
+  echo "e2e: $playbook, first run: ok=$ok1 changed=$changed1"
+  ((changed1 > 0)) || { echo "e2e: FAIL: $playbook: the first run changed nothing; was the server fresh?"; FAILED=1; }
 
-  say "Ansible: tests/e2e/datacentre.yml, second run (must change nothing)"
-  timeout "$STEP_TIMEOUT" ansible-playbook -i localhost, --diff tests/e2e/datacentre.yml 2>&1 | tee "$WORK/ansible-2.log"
+  say "Ansible: $playbook, second run (must change nothing)"
+  timeout "$STEP_TIMEOUT" ansible-playbook -i localhost, --diff "$playbook" 2>&1 | tee "$WORK/ansible-$name-2.log"
   rc2=${PIPESTATUS[0]}
-  read -r ok2 changed2 failed2 unreach2 <<<"$(ansible_recap "$WORK/ansible-2.log")"
+  read -r ok2 changed2 failed2 unreach2 <<<"$(ansible_recap "$WORK/ansible-$name-2.log")"
   if [[ $rc2 != 0 || -z ${ok2:-} || ${failed2:-1} != 0 || ${unreach2:-1} != 0 ]]; then
-    echo "e2e: FAIL: second playbook run (exit $rc2, recap: ok=${ok2:-?} changed=${changed2:-?} failed=${failed2:-?})"
+    echo "e2e: FAIL: $playbook, second run (exit $rc2, recap: ok=${ok2:-?} changed=${changed2:-?} failed=${failed2:-?})"
     FAILED=1
   elif [[ $changed2 != 0 ]]; then
-    echo "e2e: FAIL: the second playbook run is not idempotent: changed=$changed2; changed tasks:"
-    awk '/^TASK \[/ {task = $0} /^changed: / {print "  " task " -> " $0}' "$WORK/ansible-2.log"
+    echo "e2e: FAIL: $playbook: the second run is not idempotent: changed=$changed2; changed tasks:"
+    awk '/^TASK \[/ {task = $0} /^changed: / {print "  " task " -> " $0}' "$WORK/ansible-$name-2.log"
     FAILED=1
   else
-    echo "e2e: second playbook run: ok=$ok2 changed=0 (idempotent)"
+    echo "e2e: $playbook, second run: ok=$ok2 changed=0 (idempotent)"
   fi
-fi
+done
 
 stop_server
 if ((FAILED)); then exit 1; fi

@@ -75,6 +75,21 @@ export type Check = {
 export type Check1 = {
   [k: string]: unknown;
 };
+/**
+ * A named action of the engine, or the name with the options it takes.
+ */
+export type DetailAction =
+  | string
+  | {
+      /**
+       * The named action.
+       */
+      action: string;
+      /**
+       * What the action needs to know about this model (fields, related types); each action documents and checks its own.
+       */
+      options?: {};
+    };
 
 /**
  * One object type of the API. Every file schema/<app>/<model>.json must satisfy this schema.
@@ -156,6 +171,12 @@ export interface ModelDefinition {
    */
   list_actions?: {
     [k: string]: string;
+  };
+  /**
+   * Extra endpoints under each object's detail path (/<path>/<id>/<name>/), each served by a named action of the engine (engine/routes/detail-actions.ts), e.g. trace: trace_path. An action that takes options is written {"action": ..., "options": {...}}; the action checks its options at startup.
+   */
+  detail_actions?: {
+    [k: string]: DetailAction;
   };
   /**
    * The model is a tree: a nullable 'parent' fk to itself, with a read-only _depth, filters that include descendants, and counts of rows pointing at it that include its descendants' (a region's site_count).

@@ -79,6 +79,7 @@ export function generateCase(world: World, seed: number, caseNo: number): FuzzRe
     [6, 'headers'],
     [6, 'fixed'],
     [3, 'list-action'],
+    [3, 'detail-action'],
     [10, 'account'],
     [4, 'constraints'],
   ]);
@@ -146,6 +147,19 @@ export function generateCase(world: World, seed: number, caseNo: number): FuzzRe
       path = f.path;
       htmlPage = f.htmlOk;
       headerChance = 0.4;
+      break;
+    }
+    case 'detail-action': {
+      // A type's detail action (available-ips, trace...) on one of its objects or a junk id, with any
+      // method, a query and a body; or an application's view. A type without one gets a 404 to be had.
+      const withActions = world.endpoints.filter((e) => e.detailActions.length);
+      const owner = withActions.length ? rng.pick(withActions) : ep;
+      const id = rng.weighted<string>([[8, String(keepId(world, owner))], [1, rng.pick(JUNK_IDS)]]);
+      const onObject = `${owner.list}${id}/${owner.detailActions.length ? rng.pick(owner.detailActions) : 'x'}/`;
+      const onView = world.views.length ? `${rng.pick(world.views)}${rng.pick(['', '', '1/', 'x/'])}` : onObject;
+      path = `${rng.chance(0.8) ? onObject : onView}${rng.chance(0.5) ? listQuery(rng, owner, world) : ''}`;
+      method = rng.weighted<string>([[6, 'GET'], [3, 'POST'], [1, rng.pick(['PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'])]]);
+      if (method !== 'GET' && method !== 'HEAD') payload = jsonBody(rng, rng.chance(0.5) ? createBody(rng, ep, world, caseNo) : mutatedBody(rng, ep, world, caseNo));
       break;
     }
     case 'list-action': {

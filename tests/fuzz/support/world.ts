@@ -1,6 +1,5 @@
 import type { Registry, ResolvedField, ResolvedModel } from '../../../engine/definitions/registry-types';
 import { filterTable } from '../../../engine/filters/filter-table';
-import { APPLICATIONS } from '../../../engine/routes/api-root';
 import { genericKeys, listUrl } from '../../support/valid-objects';
 import type { Fixtures } from './fixtures';
 import type { Vocabulary } from './hostile-values';
@@ -29,6 +28,8 @@ export interface Endpoint {
   filters: FilterSurface[];
   /** list_actions: extra path segments under the list. */
   actions: string[];
+  /** detail_actions: extra path segments under each object (available-ips, trace...). */
+  detailActions: string[];
   /** Names a body may use for the type's generic relations (type and id keys). */
   genericPairs: Array<{ field: ResolvedField; typeKey: string; idKey: string }>;
   writeAliases: string[];
@@ -39,8 +40,10 @@ export interface World {
   endpoints: Endpoint[];
   fixtures: Fixtures;
   vocab: Vocabulary;
-  /** Applications (first path segment under /api/) the registry serves, plus NetBox's. */
+  /** Applications (first path segment under /api/) the registry serves. */
   apps: string[];
+  /** The applications' views (schema/applications.json), as paths: /api/<app>/<segment>/. */
+  views: string[];
 }
 
 function filterSurfaces(model: ResolvedModel): FilterSurface[] {
@@ -61,6 +64,7 @@ export function buildWorld(registry: Registry, fixtures: Fixtures): World {
     fields: model.fieldList,
     filters: filterSurfaces(model),
     actions: Object.keys(model.def.list_actions ?? {}),
+    detailActions: [...model.detailActions.keys()],
     genericPairs: model.fieldList.filter((f) => f.kind === 'generic_fk').map((field) => ({ field, ...genericKeys(field) })),
     writeAliases: [...model.writeAliases.keys()],
   }));
@@ -69,6 +73,7 @@ export function buildWorld(registry: Registry, fixtures: Fixtures): World {
     typeLabels: [...registry.models.keys()].sort(),
     customFields: fixtures.customFields,
   };
-  const apps = [...new Set([...served.map((m) => m.app), ...APPLICATIONS])].sort();
-  return { registry, endpoints, fixtures, vocab, apps };
+  const apps = registry.applications.map((a) => a.name);
+  const views = registry.applications.flatMap((a) => [...a.views.keys()].map((segment) => `/api/${a.name}/${segment}/`));
+  return { registry, endpoints, fixtures, vocab, apps, views };
 }

@@ -1,0 +1,45 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Ajv from 'ajv';
+import type { ApplicationsDefinition } from './generated/applications-definition';
+import { DefinitionError } from './definition-error';
+
+/** An application: the first URL segment of its endpoints, and its endpoints that are not object types. */
+export interface Application {
+  name: string;
+  description: string;
+  /** View path segment -> the named view serving it, and whether the application's root lists it. */
+  views: Map<string, { view: string; listed: boolean }>;
+}
+
+export const APPLICATIONS_FILE = 'applications.json';
+
+/**
+ * schema/applications.json, checked against applications.schema.json: the applications in the order
+ * /api/ lists them. null when the schema directory has no such file (a directory of models only, as
+ * tests build): the applications are then the folders that hold models.
+ */
+export function loadApplications(schemaDir: string): { file: string; applications: Application[] } | null {
+  const file = path.join(schemaDir, APPLICATIONS_FILE);
+  if (!fs.existsSync(file)) return null;
+  const rel = path.relative(process.cwd(), file) || file;
+  const metaSchema: unknown = JSON.parse(fs.readFileSync(path.join(schemaDir, 'applications.schema.json'), 'utf8'));
+  const validate = new Ajv({ allErrors: false, strict: false }).compile<ApplicationsDefinition>(metaSchema as object);
+  let data: unknown;
+  try {
+    data = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new DefinitionError(rel, '', `not valid JSON: ${(e as Error).message}`);
+  }
+  if (!validate(data)) {
+    const err = validate.errors?.[0];
+    const extra = err?.params && 'additionalProperty' in err.params ? ` (${String(err.params.additionalProperty)})` : '';
+    throw new DefinitionError(rel, err?.instancePath ?? '', `${err?.message ?? 'invalid'}${extra}`);
+  }
+  const applications = Object.entries(data.applications).map(([name, app]): Application => ({
+    name,
+    description: app.description ?? '',
+    views: new Map(Object.entries(app.views ?? {}).map(([segment, v]) => [segment, typeof v === 'string' ? { view: v, listed: false } : { view: v.view, listed: v.listed ?? false }])),
+  }));
+  return { file: rel, applications };
+}
