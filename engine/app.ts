@@ -95,7 +95,7 @@ async function handleApi(ctx: ApiContext, req: Request, res: Response): Promise<
   if (application && view) {
     const principal = known === undefined ? await authenticate(ctx, req) : known;
     const call = callContext(ctx, principal, origin, query, String(res.locals.requestId));
-    return appView(view.view)!.handle(call, req, res, { app: application, segment: parts[1]!, rest: parts.slice(2) });
+    return appView(view.view)!.handle(call, req, res, { app: application, segment: parts[1]!, rest: parts.slice(2), options: view.options });
   }
   const model = ctx.registry.byPath.get(`${parts[0]}/${parts[1]}`);
   if (!model || parts.length > 4) throw notFound();

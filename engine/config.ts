@@ -25,6 +25,12 @@ export interface Config {
   allowedHosts: string[];
   /** Most objects one bulk request may name (0: no limit). */
   bulkMaxObjects: number;
+  /** Milliseconds one template (export, config, render) may take to render; 0: no limit. */
+  templateTimeoutMs: number;
+  /** Bytes a rendered template may produce. */
+  templateMaxOutput: number;
+  /** Most objects ?export= renders in one response (0: no limit). */
+  exportMaxObjects: number;
   /** Refuse unknown names in write bodies (400) instead of ignoring them as NetBox does. */
   rejectUnknownFields: boolean;
   /** Where definitions and migrations are read from. */
@@ -94,6 +100,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workers: int(env, 'PATCHBAY_WORKERS', 0),
     rejectUnknownFields: bool(env, 'PATCHBAY_REJECT_UNKNOWN_FIELDS', false),
     bulkMaxObjects: int(env, 'PATCHBAY_BULK_MAX_OBJECTS', 10_000),
+    templateTimeoutMs: seconds(env, 'PATCHBAY_TEMPLATE_TIMEOUT', 5),
+    templateMaxOutput: Math.max(1024, int(env, 'PATCHBAY_TEMPLATE_MAX_OUTPUT', 10_485_760)),
+    exportMaxObjects: int(env, 'PATCHBAY_EXPORT_MAX_OBJECTS', 10_000),
     dataUploadMaxMemorySize: Math.max(1024, int(env, 'DATA_UPLOAD_MAX_MEMORY_SIZE', 2_621_440)),
     allowedHosts: env.ALLOWED_HOSTS === undefined || env.ALLOWED_HOSTS === '' ? ['*'] : list(env.ALLOWED_HOSTS),
     schemaDir: path.resolve(env.PATCHBAY_SCHEMA_DIR || path.join(packageRoot(), 'schema')),

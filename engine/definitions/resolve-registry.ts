@@ -6,6 +6,7 @@ import type { Application } from './load-applications';
 import { sqlName } from '../storage/identifiers';
 import { hasNamedFunction, hasListAction, hasAppView } from './named-functions';
 import { hasValidator } from '../validation/named-validators';
+import { jsonSchemaProblem } from '../validation/json-schema-check';
 
 /** Fields every model has whether or not its file names them. */
 export const IMPLICIT_FIELDS = ['id', 'url', 'display'] as const;
@@ -237,6 +238,12 @@ function resolveFields(model: ResolvedModel, registry: Registry, file: string): 
       if (f.type !== 'string' || f.array) throw new DefinitionError(file, `${at}/index`, 'a trigram index is for single string fields');
       if (f.secret) throw new DefinitionError(file, `${at}/index`, 'a secret is never searched: it takes no trigram index');
     }
+    if (f.json_schema !== undefined) {
+      if (f.type !== 'json') throw new DefinitionError(file, `${at}/json_schema`, 'json_schema is for json fields');
+      const problem = jsonSchemaProblem(f.json_schema);
+      if (problem) throw new DefinitionError(file, `${at}/json_schema`, problem);
+    }
+    if (f.plain && f.type !== 'choice' && f.type !== 'fk') throw new DefinitionError(file, `${at}/plain`, 'plain is for choice and fk fields');
     if (f.names_type) {
       if (f.type !== 'string') throw new DefinitionError(file, `${at}/names_type`, 'names_type is for string fields');
       field.namesType = { having: f.names_type.having as FieldKind | undefined, private: f.names_type.private === true };
@@ -385,6 +392,7 @@ function resolveModelLists(model: ResolvedModel, file: string, registry: Registr
     model.ownerField = owner;
   }
   if (def.owner_may && !def.owner_field) throw new DefinitionError(file, '/owner_may', 'owner_may needs owner_field');
+  if (def.read_only && def.list_actions && Object.keys(def.list_actions).length) throw new DefinitionError(file, '/read_only', 'a read-only model has no list actions');
   def.brief.forEach((name, i) => {
     if (!known(name)) throw new DefinitionError(file, `/brief/${i}`, `unknown field "${name}"`);
   });
@@ -467,7 +475,7 @@ export function resolvePath(model: ResolvedModel, path: string): { model: Resolv
 
 /** Fields (and kinds) a model must have to play a role, because engine code reads them. */
 const ROLE_CONTRACTS: Record<ModelRole, Record<string, FieldKind[]>> = {
-  tag: { name: ['string'], slug: ['slug'] },
+  tag: { name: ['string'], slug: ['slug'], object_types: ['string'] },
   user: { username: ['string'], password: ['password'], is_active: ['boolean'], is_superuser: ['boolean'] },
   token: { user: ['fk'], key: ['string'], write_enabled: ['boolean'], expires: ['datetime'], last_used: ['datetime'], allowed_ips: ['cidr'] },
   custom_field: { name: ['string'], type: ['choice'], content_types: ['string'], filter_logic: ['choice'] },
@@ -475,6 +483,11 @@ const ROLE_CONTRACTS: Record<ModelRole, Record<string, FieldKind[]>> = {
   session: { key: ['string'], user: ['fk'], csrf_token: ['string'], expires: ['datetime'] },
   login_failure: { username: ['string'], address: ['string'] },
   config_context: { name: ['string'], weight: ['positive_integer', 'integer'], is_active: ['boolean'], data: ['json'] },
+  custom_field_choice_set: { name: ['string'], base_choices: ['choice'], extra_choices: ['json'], order_alphabetically: ['boolean'] },
+  content_type: { app_label: ['string'], model: ['string'] },
+  export_template: { name: ['string'], content_types: ['string'], template_code: ['text'], mime_type: ['string'], file_extension: ['string'], as_attachment: ['boolean'] },
+  saved_filter: { slug: ['slug'], parameters: ['json'], content_types: ['string'], enabled: ['boolean'], shared: ['boolean'], user: ['fk'] },
+  config_template: { name: ['string'], template_code: ['text'], environment_params: ['json'] },
 };
 
 function checkRoleContract(role: ModelRole, model: ResolvedModel, file: string): void {

@@ -21,7 +21,9 @@ export function snapshotFromRegistry(registry: Registry): StorageSnapshot {
   }
   const sorted = Object.fromEntries(Object.entries(tables).sort(([a], [b]) => a.localeCompare(b)));
   const trigram = Object.values(tables).some((t) => Object.values(t.indexes).some((i) => i.opclass === 'public.gin_trgm_ops'));
-  return { version: 1, ...(trigram ? { extensions: ['pg_trgm'] } : {}), tables: sorted, routines: engineRoutines(registry) };
+  const ct = registry.roles.get('content_type');
+  const contentTypes = ct ? { contentTypes: { table: ct.table, labels: [...registry.models.keys()].sort() } } : {};
+  return { version: 1, ...(trigram ? { extensions: ['pg_trgm'] } : {}), tables: sorted, routines: engineRoutines(registry), ...contentTypes };
 }
 
 function modelTable(model: ResolvedModel): TableSpec {

@@ -158,6 +158,9 @@ export async function prepareWrite(
       }
       const missing = await missingIds(db, field.target, ids);
       for (const id of missing) addError(errors, field.name, `Invalid pk "${id}" - object does not exist.`);
+      if (field.kind === 'tags' && !missing.length) {
+        for (const name of await tagsRestrictedElsewhere(db, field.target, model, ids)) addError(errors, field.name, `Tag ${name} cannot be assigned to ${model.name} objects.`);
+      }
       links.set(field.joinTable, [...new Set(ids)]);
       continue;
     }
@@ -193,6 +196,17 @@ function applyDefault(field: ResolvedField, columns: Record<string, unknown>, mo
   else if (['string', 'text', 'slug'].includes(field.kind)) v = '';
   else return;
   if (field.column) columns[field.column] = field.kind === 'json' || field.kind === 'custom_fields' ? JSON.stringify(v) : v;
+}
+
+/**
+ * The tags among `ids` whose object_types name other types only, by name: a tag with object types set
+ * may be applied to those types alone (NetBox refuses the rest when they are assigned).
+ */
+async function tagsRestrictedElsewhere(db: Knex | Knex.Transaction, tag: ResolvedModel, model: ResolvedModel, ids: number[]): Promise<string[]> {
+  if (!ids.length) return [];
+  const rows = await runRows<{ name: string }>(db, sql`SELECT "name" FROM ${ident(tag.table)}
+      WHERE "id" = ANY(${ids}::bigint[]) AND cardinality("object_types") > 0 AND NOT (${model.label}::text = ANY("object_types")) ORDER BY "name"`);
+  return rows.map((r) => r.name);
 }
 
 /** A names_type field's value (or list of values) that names no type it may name, told as NetBox tells an unknown content type. */

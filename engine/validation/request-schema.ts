@@ -51,6 +51,8 @@ function scalarSchema(field: ResolvedField): JsonSchema {
     case 'datetime':
       return { type: 'string', format: 'date-time' };
     case 'json':
+      // A definition's own schema (a list of pairs, an object of parameters) narrows it.
+      if (f.json_schema) return { ...(f.json_schema as JsonSchema) };
       // Any JSON value but null, which a NOT NULL column cannot hold (withNull adds it back when the field allows it).
       return { type: ['object', 'array', 'string', 'number', 'boolean'] };
     case 'choice': {

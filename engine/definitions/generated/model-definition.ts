@@ -183,9 +183,30 @@ export interface ModelDefinition {
    */
   tree?: boolean;
   /**
-   * A part this type plays for the engine itself: tag (what tags fields link to), user, token, permission, session and login_failure (authentication and authorisation), custom_field (custom field definitions). Each role requires certain fields (see docs/model-authors.md).
+   * A part this type plays for the engine itself: tag (what tags fields link to), user, token, permission, session and login_failure (authentication and authorisation), custom_field (custom field definitions), custom_field_choice_set (the choices of selection custom fields), config_context, content_type (one row per type of the registry, kept by migrations), export_template (?export= on lists), saved_filter (?filter= and ?filter_id= on lists), config_template (render-config). Each role requires certain fields (see docs/model-authors.md).
    */
-  role?: 'tag' | 'user' | 'token' | 'custom_field' | 'permission' | 'session' | 'login_failure' | 'config_context';
+  role?:
+    | 'tag'
+    | 'user'
+    | 'token'
+    | 'custom_field'
+    | 'permission'
+    | 'session'
+    | 'login_failure'
+    | 'config_context'
+    | 'custom_field_choice_set'
+    | 'content_type'
+    | 'export_template'
+    | 'saved_filter'
+    | 'config_template';
+  /**
+   * true: served for reading only (NetBox's read-only viewsets, such as content types): list and detail answer GET, HEAD and OPTIONS; any other method is 405.
+   */
+  read_only?: boolean;
+  /**
+   * true: anyone who may use the API reads these objects without a permission granting it, as if EXEMPT_VIEW_PERMISSIONS named the type (NetBox's content types: IsAuthenticatedOrLoginNotRequired). Other actions still need their permissions.
+   */
+  exempt_view_permission?: boolean;
   /**
    * false: stored and migrated, but served by no API endpoint (engine-internal state such as sessions).
    */
@@ -397,9 +418,13 @@ export interface Field {
    */
   side?: string;
   /**
-   * choice: shown as its plain value rather than {value, label} (as NetBox shows a cable's type).
+   * choice: shown as its plain value rather than {value, label} (as NetBox shows a cable's type); fk: shown as the target's id rather than its nested form (NetBox's PrimaryKeyRelatedField: a saved filter's user).
    */
   plain?: boolean;
+  /**
+   * json fields: a JSON Schema (draft 7) the written value must satisfy (a list of [value, label] pairs, an object of filter parameters); a value that does not is a 400 on the field.
+   */
+  json_schema?: {};
   /**
    * alias: the field shown when the one named by of is unset (primary_ip: primary_ip6, else primary_ip4).
    */

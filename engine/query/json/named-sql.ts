@@ -13,6 +13,7 @@ const at = (from: readonly Sql[], i: number): Sql => from[i] ?? sql`NULL::text`;
 /** computed fields: the value, as JSON-ready SQL (a number, a string or NULL). */
 export const COMPUTED_SQL: Record<string, NamedSql> = {
   ip_family: (from) => sql`family(${at(from, 0)}::inet)`,
+  json_array_length: (from) => sql`coalesce(jsonb_array_length(CASE WHEN jsonb_typeof(${at(from, 0)}::jsonb) = 'array' THEN ${at(from, 0)}::jsonb END), 0)`,
   custom_field_data_type: (from) =>
     sql`CASE ${at(from, 0)} WHEN 'integer' THEN 'integer' WHEN 'decimal' THEN 'decimal' WHEN 'boolean' THEN 'boolean' WHEN 'json' THEN 'object' WHEN 'object' THEN 'object' WHEN 'multiselect' THEN 'array' WHEN 'multiobject' THEN 'array' WHEN NULL THEN NULL ELSE 'string' END`,
 };

@@ -169,6 +169,8 @@ export class JsonCompiler {
         return f.aliasOr ? sql`coalesce(${v}, ${this.value(f.aliasOr, alias, form, depth)})` : v;
       }
       case 'fk':
+        // A plain foreign key is shown as the target's id (NetBox's PrimaryKeyRelatedField).
+        if (f.def.plain) return column(alias, f.column);
         return this.nestedById(f.target, column(alias, f.column), depth + 1);
       case 'generic_fk':
         return this.genericObject(f, column(alias, f.typeColumn), column(alias, f.idColumn), depth + 1);
