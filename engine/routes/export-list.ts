@@ -57,5 +57,6 @@ export async function exportList(ctx: CallContext, res: Response, model: Resolve
     const extension = template.extension ? `.${template.extension}` : '';
     res.setHeader('Content-Disposition', `attachment; filename="netbox_${model.verboseNamePlural.replace(/ /g, '_')}${extension}"`);
   }
-  res.send(out.text);
+  // Sent as the bytes rendered, under the template's own MIME type (Express would add a charset to it).
+  res.end(Buffer.from(out.text, 'utf8'));
 }

@@ -94,7 +94,7 @@ async function choiceSetsWritten(db: Db, model: ResolvedModel, ids: number[]): P
     return row.count ? {} : { non_field_errors: ['Must define base or extra choices.'] };
   });
   if (errors.some((e) => Object.keys(e).length)) throw new ValidationError(errors.length === 1 ? errors[0]! : errors);
-  await runRows(db, sql`UPDATE ${ident(model.table)} SET "extra_choices" = (SELECT coalesce(jsonb_agg("e" ORDER BY "e" ->> 0 COLLATE "C"), '[]'::jsonb) FROM jsonb_array_elements("extra_choices") AS "e")
+  await runRows(db, sql`UPDATE ${ident(model.table)} SET "extra_choices" = (SELECT coalesce(jsonb_agg("e" ORDER BY ("e" ->> 0) COLLATE "C"), '[]'::jsonb) FROM jsonb_array_elements("extra_choices") AS "e")
        WHERE "id" = ANY(${ids}) AND "order_alphabetically"`);
 }
 

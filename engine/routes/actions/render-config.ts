@@ -22,7 +22,7 @@ interface Options {
 /** The id the path leads to, as SQL over the row aliased "t": nested sub-selects through each foreign key. */
 function pathId(model: ResolvedModel, path: string): Sql {
   const route = resolvePath(model, path)!;
-  let inner: Sql = column(`p${route.via.length}`, route.field.column);
+  let inner: Sql = column(route.via.length ? `p${route.via.length}` : 't', route.field.column);
   for (let i = route.via.length - 1; i >= 0; i--) {
     const hop = route.via[i]!;
     const outer = i === 0 ? 't' : `p${i}`;
