@@ -76,22 +76,16 @@ async function customFieldsDeleting(db: Db, registry: Registry, model: ResolvedM
 }
 
 /**
- * After custom field choice sets are written: NetBox's predefined base sets are data Patchbay does not
- * ship, so a set naming one is refused (rather than served without its choices); a set needs choices;
- * a set ordered alphabetically keeps its extra choices sorted by value, as NetBox saves them.
+ * After custom field choice sets are written: a set needs choices (NetBox's predefined base sets are data
+ * Patchbay does not ship: base_choices is read-only and always empty); a set ordered alphabetically keeps
+ * its extra choices sorted by value, as NetBox saves them.
  */
 async function choiceSetsWritten(db: Db, model: ResolvedModel, ids: number[]): Promise<void> {
-  const base = model.fields.get('base_choices');
-  const rows = await runRows<{ id: number | string; base: string | null; count: number }>(db, sql`SELECT "id", "base_choices" AS "base", coalesce(jsonb_array_length("extra_choices"), 0)::int AS "count"
+  const rows = await runRows<{ id: number | string; count: number }>(db, sql`SELECT "id", coalesce(jsonb_array_length("extra_choices"), 0)::int AS "count"
        FROM ${ident(model.table)} WHERE "id" = ANY(${ids})`);
   const errors = ids.map((id): FieldErrors => {
     const row = rows.find((r) => Number(r.id) === id);
-    if (!row) return {};
-    if (row.base) {
-      const label = base?.choices?.labels.get(row.base) ?? row.base;
-      return { base_choices: [`Patchbay does not ship NetBox's predefined choices (${label}): give the choices as extra_choices.`] };
-    }
-    return row.count ? {} : { non_field_errors: ['Must define base or extra choices.'] };
+    return !row || row.count ? {} : { non_field_errors: ['Must define base or extra choices.'] };
   });
   if (errors.some((e) => Object.keys(e).length)) throw new ValidationError(errors.length === 1 ? errors[0]! : errors);
   await runRows(db, sql`UPDATE ${ident(model.table)} SET "extra_choices" = (SELECT coalesce(jsonb_agg("e" ORDER BY ("e" ->> 0) COLLATE "C"), '[]'::jsonb) FROM jsonb_array_elements("extra_choices") AS "e")

@@ -5,7 +5,7 @@ import { startTestApp, type TestApp } from '../support/test-app';
 import { apiWith } from '../support/listen';
 import { loadRegistry } from '../../engine/boot';
 import type { ResolvedField, ResolvedModel } from '../../engine/definitions/registry-types';
-import { genericKeys, intRange, listUrl, servedModels, validObjects } from '../support/valid-objects';
+import { genericKeys, intRange, listUrl, servedModels, creatableModels, validObjects } from '../support/valid-objects';
 
 /**
  * "Bad input gets a clear 4xx JSON error naming the field; a 500 is a bug. Nothing is half-written."
@@ -23,7 +23,7 @@ const ROOT = path.resolve(__dirname, '..', '..');
 // Tests are generated while jest collects them, before the app starts: read the same schema directory
 // startTestApp() serves. Inside each test the model is taken from t.registry.
 const DEFINITIONS = loadRegistry(path.join(ROOT, 'schema'));
-const MODELS = servedModels(DEFINITIONS);
+const MODELS = creatableModels(DEFINITIONS);
 
 let t: TestApp;
 /** The same app refusing unknown names in write bodies (PATCHBAY_REJECT_UNKNOWN_FIELDS), as a strict deployment runs it. */

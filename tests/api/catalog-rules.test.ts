@@ -2,7 +2,7 @@ import path from 'node:path';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { loadRegistry } from '../../engine/boot';
 import type { ResolvedField, ResolvedModel, UniqueSet } from '../../engine/definitions/registry-types';
-import { type Body, RELATIONAL, detailUrl, genericKeys, genericTargetsIn, listUrl, pointsBackAtSelf, servedModels, validObjects } from '../support/valid-objects';
+import { type Body, RELATIONAL, detailUrl, genericKeys, genericTargetsIn, listUrl, pointsBackAtSelf, servedModels, creatableModels, validObjects } from '../support/valid-objects';
 
 /**
  * "Tests cover each model's uniqueness rules, defaults and protected deletes." Every case is generated
@@ -21,7 +21,7 @@ const ROOT = path.resolve(__dirname, '..', '..');
 // Cases are generated while jest collects them, before the app starts: read the schema directory
 // startTestApp() serves. Inside each test the model is taken from t.registry.
 const DEFINITIONS = loadRegistry(path.join(ROOT, 'schema'));
-const MODELS = servedModels(DEFINITIONS);
+const MODELS = creatableModels(DEFINITIONS);
 
 let t: TestApp;
 const objects = validObjects(() => t);

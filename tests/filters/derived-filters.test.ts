@@ -195,7 +195,8 @@ test('every kind of filter the definitions produce is exercised somewhere', () =
   for (const l of ['exact', 'n', 'ic', 'nic', 'isw', 'nisw', 'iew', 'niew', 'ie', 'nie', 'empty', 'lt', 'lte', 'gt', 'gte']) expect([...lookups]).toContain(l);
 });
 
-for (const defined of listed) {
+// A read-only type (content types) cannot be given the objects these cases make: tests/extras covers its filters.
+for (const defined of listed.filter((m) => !m.def.read_only)) {
   const label = defined.label;
   const planned = plans.get(label)!;
 

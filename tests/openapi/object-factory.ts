@@ -1,3 +1,4 @@
+import { jsonSample } from '../support/json-sample';
 import type { ResolvedField, ResolvedModel } from '../../engine/definitions/registry-types';
 import { requestSchema, type JsonSchema } from '../../engine/validation/request-schema';
 import type { TestApp } from '../support/test-app';
@@ -122,7 +123,7 @@ export class ObjectFactory {
       if (!isRequired && !full) continue;
       if (field.kind === 'json') {
         // Free-form JSON: an object where one is required, otherwise left out (its meaning is the type's own).
-        if (isRequired) body[field.name] = { made_by: 'object-factory' };
+        if (isRequired) body[field.name] = field.def.json_schema ? jsonSample(field, 1) : { made_by: 'object-factory' };
         continue;
       }
       if (field.kind === 'fk' || field.kind === 'm2m' || field.kind === 'tags') {

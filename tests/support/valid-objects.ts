@@ -1,5 +1,6 @@
 import type { Registry, ResolvedField, ResolvedModel } from '../../engine/definitions/registry-types';
 import type { TestApp } from './test-app';
+import { jsonSample } from './json-sample';
 
 /**
  * Valid objects of any served type, built from the definitions alone: every required field gets a value
@@ -15,6 +16,9 @@ export const detailUrl = (m: ResolvedModel, id: number): string => `${listUrl(m)
 
 /** The models served over the API (engine-internal state such as sessions is not). */
 export const servedModels = (registry: Registry): ResolvedModel[] => [...registry.models.values()].filter((m) => m.exposed !== false);
+
+/** The served models clients may create (a read-only model such as content types is served for reading only). */
+export const creatableModels = (registry: Registry): ResolvedModel[] => servedModels(registry).filter((m) => !m.def.read_only);
 
 export const hex = (n: number, len: number): string => n.toString(16).padStart(len, '0').slice(-len);
 
@@ -122,6 +126,7 @@ export function validObjects(app: () => TestApp): ValidObjects {
       case 'datetime':
         return '2024-01-02T03:04:05Z';
       case 'json':
+        return jsonSample(f, n);
       case 'custom_fields':
         return {};
       case 'choice':

@@ -24,8 +24,6 @@ export const GAPS: Difference[] = [
   // Object types Patchbay does not define.
   { why: 'the change log, by the request that made a change', notYet: 'extras.objectchange', on: { '*': ['created_by_request', 'modified_by_request', 'updated_by_request'] } },
   { why: 'ASNs', notYet: 'ipam.asn', on: { 'dcim/sites': ['asn', 'asn_id'], 'circuits/providers': ['asn', 'asn_id'] } },
-  { why: 'custom field choice sets', notYet: 'extras.customfieldchoiceset', on: { 'extras/custom-fields': ['choice_set', 'choice_set_id'] } },
-  { why: 'config templates', notYet: 'extras.configtemplate', on: { 'dcim/device-roles': ['config_template_id'], 'dcim/devices': ['config_template_id'], 'dcim/platforms': ['config_template_id'], 'virtualization/virtual-machines': ['config_template_id'] } },
   { why: 'data sources (config contexts synchronised from them)', notYet: 'core.datasource', on: { 'extras/config-contexts': ['data_source_id', 'data_synced'] } },
   { why: 'data files', notYet: 'core.datafile', on: { 'extras/config-contexts': ['data_file_id'] } },
   { why: 'route targets', notYet: 'ipam.routetarget', on: { 'ipam/vrfs': ['export_target', 'export_target_id', 'import_target', 'import_target_id'] } },
@@ -51,6 +49,10 @@ export const GAPS: Difference[] = [
   { why: 'device bay templates', notYet: 'dcim.devicebaytemplate', on: { 'dcim/device-types': ['device_bays'] } },
   { why: 'module bay templates', notYet: 'dcim.modulebaytemplate', on: { 'dcim/device-types': ['module_bays'] } },
   { why: 'inventory item templates', notYet: 'dcim.inventoryitemtemplate', on: { 'dcim/device-types': ['inventory_items'] } },
+
+  { why: 'data sources and data files belong to NetBox\'s core application, outside the applications Patchbay serves (docs/extras.md)', on: { 'extras/config-templates': ['data_file_id', 'data_source_id', 'data_synced'], 'extras/export-templates': ['data_file_id', 'data_source_id', 'data_synced'] } },
+  { why: 'NetBox\'s choice filter matches a choice set holding a value; a definition has no filter into a list of pairs held in JSON', on: { 'extras/custom-field-choice-sets': ['choice'] } },
+  { why: 'the saved filters the caller may use: depends on the caller, which a declared filter cannot name', on: { 'extras/saved-filters': ['usable'] } },
 
   // Deliberately not served: NetBox is unsafe here.
   {
@@ -97,13 +99,23 @@ export const GAPS: Difference[] = [
   { why: 'NetBox tests whether actions contains the action; Patchbay derives no filter from a list of choices, and has no boolean "the list holds this value"', on: { 'users/permissions': ['can_view', 'can_add', 'can_change', 'can_delete'] } },
   { why: 'counted when read (net_count fields), not stored; a filter compares stored values only', on: { 'ipam/prefixes': ['children', 'depth'] } },
   { why: 'Patchbay\'s device types hold no images', on: { 'dcim/device-types': ['has_front_image', 'has_rear_image'] } },
-  { why: 'NetBox filters by content type ids; Patchbay names types by their app.model labels and has no table of content types', on: { 'extras/tags': ['content_type_id', 'for_object_type_id'], 'extras/custom-fields': ['content_type_id'], 'tenancy/contact-assignments': ['content_type_id'] } },
+  {
+    why: 'NetBox filters by content type ids; Patchbay names types by their app.model labels in filters (its content types have ids now, but no filter maps one to the other yet)',
+    on: {
+      'extras/tags': ['content_type_id', 'for_object_type_id'], 'extras/custom-fields': ['content_type_id'], 'tenancy/contact-assignments': ['content_type_id'],
+      'extras/custom-links': ['content_type_id'], 'extras/export-templates': ['content_type_id'], 'extras/saved-filters': ['content_type_id'], 'extras/bookmarks': ['object_type_id'],
+    },
+  },
   { why: 'the types of the objects a tag is applied to: a count across every model (tagged_items), which no declared path reaches', on: { 'extras/tags': ['content_type'] } },
-  { why: 'a list of labels is filtered by membership (exact, n), as docs/filtering.md says; NetBox\'s ContentTypeFilter also takes the text lookups', on: { 'extras/custom-fields': ['content_types__ic', 'content_types__nic', 'content_types__isw', 'content_types__nisw', 'content_types__iew', 'content_types__niew', 'content_types__ie', 'content_types__nie'] } },
+  {
+    why: 'a list of labels is filtered by membership (exact, n), as docs/filtering.md says; NetBox\'s ContentTypeFilter also takes the text lookups',
+    on: Object.fromEntries(['extras/custom-fields', 'extras/custom-links', 'extras/export-templates', 'extras/saved-filters'].map((e) => [e, ['content_types__ic', 'content_types__nic', 'content_types__isw', 'content_types__nisw', 'content_types__iew', 'content_types__niew', 'content_types__ie', 'content_types__nie']])),
+  },
   {
     why: 'NetBox filters a generic relation\'s object id as a plain number with every numeric lookup; Patchbay\'s generic id filters take exact and n, as its other relation filters (docs/filtering.md)',
     on: {
       'dcim/cable-terminations': ['termination_id__lt', 'termination_id__lte', 'termination_id__gt', 'termination_id__gte', 'termination_id__empty'],
+      'extras/bookmarks': ['object_id__lt', 'object_id__lte', 'object_id__gt', 'object_id__gte', 'object_id__empty'],
       'tenancy/contact-assignments': ['object_id__lt', 'object_id__lte', 'object_id__gt', 'object_id__gte', 'object_id__empty'],
       'ipam/vlan-groups': ['scope_id__lt', 'scope_id__lte', 'scope_id__gt', 'scope_id__gte', 'scope_id__empty'],
     },

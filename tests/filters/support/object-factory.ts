@@ -1,3 +1,4 @@
+import { jsonSample } from '../../support/json-sample';
 import { quoteIdent } from '../../../engine/storage/identifiers';
 import type { TestApp } from '../../support/test-app';
 import { naturalKey, typeLabelsFor, urlOf, type Definitions, type Field, type Model } from './definitions';
@@ -178,7 +179,7 @@ export class ObjectFactory {
         body[genericNames(field).type] = target.label;
         body[genericNames(field).id] = (await this.targets(target))[0].id;
       } else if (field.kind === 'tags' || field.kind === 'm2m') body[field.name] = [];
-      else if (field.kind === 'json') body[field.name] = field.array ? [] : {};
+      else if (field.kind === 'json') body[field.name] = field.array ? [] : jsonSample(field, this.uniq());
       // Its own number per field: a name and a slug never hold the same text (see mainSet).
       else body[field.name] = scalarValue(field, 'base', this.uniq());
     }
