@@ -439,6 +439,22 @@ function resolveModelLists(model: ResolvedModel, file: string, registry: Registr
     });
     model.uniques.push({ fields: spec.fields, message: spec.message, nullsDistinct: spec.nulls_distinct !== false, constraint: sqlName(model.table, ...columns, 'uniq'), whenNotNull, caseInsensitive });
   });
+  (def.checks ?? []).forEach((check, i) => checkConditionalCheck(model, file, i, check));
+}
+
+/** only_when / required_when: the path they name reaches a stored field, and a choice field's values are among its choices. */
+function checkConditionalCheck(model: ResolvedModel, file: string, i: number, check: NonNullable<ModelDefinition['checks']>[number]): void {
+  for (const word of ['only_when', 'required_when'] as const) {
+    const spec = check[word];
+    if (!spec) continue;
+    const [path, values] = Object.entries(spec)[0]!;
+    const route = resolvePath(model, path);
+    if (!route) throw new DefinitionError(file, `/checks/${i}/${word}/${path}`, `"${path}" is not a stored field or a path through foreign keys to one`);
+    const choices = route.field.choices;
+    values.forEach((v, j) => {
+      if (choices && !choices.labels.has(v as ChoiceValue)) throw new DefinitionError(file, `/checks/${i}/${word}/${path}/${j}`, `"${String(v)}" is not in choice set ${choices.name}`);
+    });
+  }
 }
 
 /**

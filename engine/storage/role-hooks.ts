@@ -17,14 +17,6 @@ interface CustomFieldRow extends CustomFieldDef {
   content_types: string[];
 }
 
-const SELECTION_TYPES = new Set(['select', 'multiselect']);
-
-/** NetBox's rule: a selection field names a choice set, and no other field does. */
-function choiceSetProblem(cf: CustomFieldRow): string | null {
-  if (SELECTION_TYPES.has(cf.type)) return cf.choice_set ? null : 'Selection fields must specify a set of choices.';
-  return cf.choice_set ? 'Choices may be set only on selection fields.' : null;
-}
-
 /**
  * A default its own field would refuse as a value is refused, as NetBox's CustomField.clean() does:
  * every object of the field's types is given it, and a range filter or an object lookup would then
@@ -35,8 +27,6 @@ function checkDefaults(rows: CustomFieldRow[], ids: number[]): void {
   const errors = ids.map((id): FieldErrors => {
     const cf = rows.find((r) => Number(r.id) === id);
     if (!cf) return {};
-    const set = choiceSetProblem(cf);
-    if (set) return { choice_set: [set] };
     if (cf.default === null || cf.default === undefined) return {};
     const problem = customFieldValueProblem(cf, cf.default);
     return problem ? { default: [`Invalid default value "${typeof cf.default === 'string' ? cf.default : JSON.stringify(cf.default)}": ${problem}`] } : {};

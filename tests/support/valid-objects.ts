@@ -191,6 +191,15 @@ export function validObjects(app: () => TestApp): ValidObjects {
         body[f.name] = f.array ? [v] : v;
       }
     }
+    // A field required while another holds certain values gets one when the body (or the other's default) holds them.
+    for (const c of m.def.checks ?? []) {
+      if (!c.required_when || !c.field || body[c.field] !== undefined) continue;
+      const [path, values] = Object.entries(c.required_when)[0]!;
+      const holds = body[path] !== undefined ? body[path] : m.fields.get(path)?.def.default;
+      const f = m.fields.get(c.field);
+      if (!values.includes(holds as string) || !f) continue;
+      body[f.name] = f.kind === 'fk' ? await createOne(f.target!, depth + 1) : await validScalar(f, ++serial);
+    }
     // A check that wants one of several optional relations set (a circuit termination's site or provider network) gets its first.
     for (const c of m.def.checks ?? []) {
       if (!c.any_of || c.any_of.some((p) => body[p] !== undefined)) continue;
@@ -244,6 +253,11 @@ export function validObjects(app: () => TestApp): ValidObjects {
   function setRelation(holder: ResolvedModel, body: Body, f: ResolvedField, id: number): void {
     body[f.name] = id;
     for (const c of holder.def.checks ?? []) {
+      // A field set only while another holds certain values (a custom field's choice set, on a selection): that other gets the first.
+      if (c.only_when && c.field === f.name) {
+        const [path, values] = Object.entries(c.only_when)[0]!;
+        if (!path.includes('.')) body[path] = values[0];
+      }
       if (!c.at_most_one?.includes(f.name)) continue;
       for (const p of c.at_most_one) {
         if (p !== f.name && !holder.fields.get(p)?.required) delete body[p];

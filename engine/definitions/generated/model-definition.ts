@@ -68,6 +68,24 @@ export type Check = {
    */
   at_most_one?: [string, string, ...string[]];
   /**
+   * With field: the field may be set only while the path named (a stored field of this model or one reached through foreign keys) holds one of the values listed, e.g. {"type": ["select", "multiselect"]} (a custom field names a choice set only when it is a selection). Broken when the field is set and the path holds another value or none.
+   */
+  only_when?: {
+    /**
+     * @minItems 1
+     */
+    [k: string]: [string | number | boolean, ...(string | number | boolean)[]];
+  };
+  /**
+   * With field: the field must be set while the path named holds one of the values listed, e.g. {"type": ["select", "multiselect"]} (a selection custom field needs its choice set). Broken when the path holds one of them and the field is unset.
+   */
+  required_when?: {
+    /**
+     * @minItems 1
+     */
+    [k: string]: [string | number | boolean, ...(string | number | boolean)[]];
+  };
+  /**
    * The error; {path} placeholders (rack.name, group.min_vid) are filled with the values read through those paths.
    */
   message: string;

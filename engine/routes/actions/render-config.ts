@@ -61,7 +61,8 @@ export const renderConfigAction: DetailAction = {
     Object.assign(context, await contextBody(ctx, req, res), { [model.name]: object });
     await answerRendered(ctx, req, res, Number(row.template), context);
   },
-  doc(model, { operationId }) {
+  doc(model, { operationId, options }) {
+    const template = resolvePath(model, (options as unknown as Options).templates[0]!)!.field.target!;
     return {
       pathItem: {
         post: {
@@ -71,7 +72,7 @@ export const renderConfigAction: DetailAction = {
           description: `The config template of the ${model.verboseName} (its own, else its role's, else its platform's) rendered with its config context, the request body merged in, and the ${model.verboseName} as "${model.name}". A ${model.verboseName} without one is a 400 {"error": ...}.`,
           parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }],
           requestBody: CONTEXT_BODY,
-          responses: renderResponses(),
+          responses: renderResponses(template),
         },
       },
       schemas: {},

@@ -11,6 +11,8 @@ import { checkWrite } from '../model-routes';
 import { parseJsonBody } from '../json-body';
 import { sendJson } from '../respond';
 import { findBadString } from '../../validation/string-hygiene';
+import { schemaRef } from '../../openapi/component-names';
+import { representationName } from '../../serialization/representation-schema';
 
 /**
  * NetBox's config template rendering (ConfigTemplateRenderMixin), shared by a config template's
@@ -48,12 +50,13 @@ export async function answerRendered(ctx: CallContext, req: Request, res: Respon
   sendJson(req, res, 200, { configtemplate, content: out.text });
 }
 
-export function renderResponses(): Record<string, unknown> {
+/** The answers of a render, `template` being the config template model (its brief form is the JSON's configtemplate). */
+export function renderResponses(template: ResolvedModel): Record<string, unknown> {
   return {
     200: {
       description: 'The rendered template: {configtemplate, content} as JSON, or the text itself to Accept: text/plain (or ?format=txt).',
       content: {
-        'application/json': { schema: { type: 'object', required: ['configtemplate', 'content'], properties: { configtemplate: { $ref: '#/components/schemas/NestedConfigTemplate' }, content: { type: 'string' } } } },
+        'application/json': { schema: { type: 'object', required: ['configtemplate', 'content'], properties: { configtemplate: schemaRef(representationName(template, 'brief')), content: { type: 'string' } } } },
         'text/plain': { schema: { type: 'string' } },
       },
     },
@@ -89,7 +92,7 @@ export const renderTemplateAction: DetailAction = {
           description: 'The template rendered (Nunjucks, Jinja2-compatible) with the request body as its context.',
           parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }],
           requestBody: CONTEXT_BODY,
-          responses: renderResponses(),
+          responses: renderResponses(model),
         },
       },
       schemas: {},
