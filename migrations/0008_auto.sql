@@ -112,7 +112,6 @@ CREATE TABLE "extras_bookmark" (
   "object_id" bigint,
   "user_id" bigint NOT NULL,
   "created" timestamptz NOT NULL DEFAULT now(),
-  "last_updated" timestamptz NOT NULL DEFAULT now(),
   PRIMARY KEY ("id")
 );
 

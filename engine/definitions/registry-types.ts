@@ -153,6 +153,8 @@ export interface ResolvedModel {
   reverse: FkField[];
   /** created is rendered as a date ('date') or a timestamp ('datetime'); false: no timestamps. */
   timestamps: false | 'date' | 'datetime';
+  /** Whether the model has last_updated (every model with timestamps, but one whose definition says "timestamps": "created"). */
+  lastUpdated: boolean;
   tree: boolean;
   writeAliases: Map<string, string>;
   /** Served over the API (false for engine-internal state such as sessions). */

@@ -140,7 +140,8 @@ function emptyModel(def: ModelDefinition, label: string, modelByLabel: (label: s
     search: def.search ?? [],
     uniques: [],
     reverse: [],
-    timestamps: def.timestamps === false ? false : def.timestamps === 'datetime' ? 'datetime' : 'date',
+    timestamps: def.timestamps === false ? false : def.timestamps === 'datetime' || def.timestamps === 'created' ? 'datetime' : 'date',
+    lastUpdated: def.timestamps !== false && def.timestamps !== 'created',
     tree: def.tree === true,
     writeAliases: new Map(Object.entries(def.write_aliases ?? {})),
     detailActions: new Map(Object.entries(def.detail_actions ?? {}).map(([segment, a]) => [segment, typeof a === 'string' ? { action: a, options: {} } : { action: a.action, options: a.options ?? {} }])),
@@ -276,7 +277,8 @@ function resolveModelLists(model: ResolvedModel, file: string, registry: Registr
   const known = (name: string) =>
     model.fields.has(name) ||
     (IMPLICIT_FIELDS as readonly string[]).includes(name) ||
-    (model.timestamps !== false && (name === 'created' || name === 'last_updated')) ||
+    (model.timestamps !== false && name === 'created') ||
+    (model.lastUpdated && name === 'last_updated') ||
     (model.tree && name === '_depth') ||
     model.fieldList.some((f) => f.kind === 'generic_fk' && (f.typeColumn === name || f.idColumn === name));
 

@@ -46,10 +46,8 @@ export function representationSchema(model: ResolvedModel, form: Form, ref: (m: 
     }
     properties[name] = fieldSchema(f, form, ref);
   }
-  if (form === 'full' && model.timestamps !== false) {
-    properties.created = implicit.created!;
-    properties.last_updated = implicit.last_updated!;
-  }
+  if (form === 'full' && model.timestamps !== false) properties.created = implicit.created!;
+  if (form === 'full' && model.lastUpdated) properties.last_updated = implicit.last_updated!;
   // A secret (a token's key) is left out unless the configuration reveals it (ALLOW_TOKEN_RETRIEVAL): not required.
   const required = Object.keys(properties).filter((name) => !model.fields.get(name)?.def.secret);
   return { type: 'object', title: representationName(model, form), additionalProperties: false, required, properties };

@@ -61,10 +61,8 @@ function modelTable(model: ResolvedModel): TableSpec {
       t.indexes[sqlName(model.table, field.column, 'gist')] = { columns: [field.column], method: 'gist', opclass: 'inet_ops' };
     }
   }
-  if (model.timestamps !== false) {
-    t.columns.created = { type: 'timestamptz', nullable: false, default: 'now()' };
-    t.columns.last_updated = { type: 'timestamptz', nullable: false, default: 'now()' };
-  }
+  if (model.timestamps !== false) t.columns.created = { type: 'timestamptz', nullable: false, default: 'now()' };
+  if (model.lastUpdated) t.columns.last_updated = { type: 'timestamptz', nullable: false, default: 'now()' };
   for (const u of model.uniques) {
     const columns = u.fields.flatMap((n) => storedColumns(model, n));
     // A rule that applies only where some fields are set, or that compares text by lower(...), is a unique

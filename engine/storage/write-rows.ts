@@ -23,7 +23,7 @@ export async function updateRow(db: Db, model: ResolvedModel, id: number, column
     const value = columns[n] as SqlValue;
     return mergeColumns.includes(n) ? sql`${ident(n)} = ${ident(n)} || ${value}::jsonb` : sql`${ident(n)} = ${value}`;
   });
-  if (model.timestamps !== false) sets.push(sql`"last_updated" = now()`);
+  if (model.lastUpdated) sets.push(sql`"last_updated" = now()`);
   if (!sets.length) sets.push(sql`"id" = "id"`);
   return (await runRows(db, sql`UPDATE ${ident(model.table)} SET ${join(sets)} WHERE "id" = ${id}::bigint RETURNING "id"`)).length > 0;
 }

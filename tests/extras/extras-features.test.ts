@@ -203,7 +203,9 @@ describe('bookmarks', () => {
     const site = await made('/api/dcim/sites/', { name: 'Bookmarked', slug: 'bookmarked' });
     const mine = await post('/api/extras/bookmarks/', { object_type: 'dcim.site', object_id: site.id }, alice);
     expect(mine.status).toBe(201);
-    expect(Object.keys(mine.body as object).sort()).toEqual(['created', 'display', 'id', 'last_updated', 'object', 'object_id', 'object_type', 'url', 'user'].sort());
+    // NetBox's fields: a bookmark has created (a timestamp) and no last_updated.
+    expect(Object.keys(mine.body as object).sort()).toEqual(['created', 'display', 'id', 'object', 'object_id', 'object_type', 'url', 'user'].sort());
+    expect(mine.body.created).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
     expect(mine.body).toMatchObject({ object_type: 'dcim.site', object_id: site.id, object: { id: site.id, name: 'Bookmarked' }, user: { username: 'alice' } });
     expect((await t.api.get('/api/extras/bookmarks/').set(alice)).body.count).toBe(1);
     expect((await t.api.get('/api/extras/bookmarks/').set(bob)).body.count).toBe(0);

@@ -134,9 +134,9 @@ export interface ModelDefinition {
   description?: string;
   display: Display;
   /**
-   * created/last_updated columns. true: created is a date; "datetime": created is a timestamp; false: neither.
+   * created/last_updated columns. true: created is a date; "datetime": created is a timestamp; "created": created only, a timestamp, and no last_updated (NetBox's bookmarks); false: neither.
    */
-  timestamps?: boolean | 'datetime';
+  timestamps?: boolean | 'datetime' | 'created';
   fields: {
     [k: string]: Field;
   };

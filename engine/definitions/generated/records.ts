@@ -1368,7 +1368,6 @@ export interface ExtrasBookmark {
   } | null;
   user: UsersUserBrief | null;
   created: string;
-  last_updated: string;
 }
 /**
  * This interface was referenced by `Records`'s JSON-Schema

@@ -115,8 +115,9 @@ export class JsonCompiler {
         case 'display':
           return this.display(model, alias);
         case 'created':
-        case 'last_updated':
           return model.timestamps === false ? null : timestampValue(model, name, alias);
+        case 'last_updated':
+          return model.lastUpdated ? timestampValue(model, name, alias) : null;
         case '_depth':
           return model.tree ? this.depth(model, alias) : null;
         default: {
@@ -148,10 +149,8 @@ export class JsonCompiler {
       }
       put(f.name, () => this.value(f, alias, 'full', depth));
     }
-    if (model.timestamps !== false) {
-      put('created', () => timestampValue(model, 'created', alias));
-      put('last_updated', () => timestampValue(model, 'last_updated', alias));
-    }
+    if (model.timestamps !== false) put('created', () => timestampValue(model, 'created', alias));
+    if (model.lastUpdated) put('last_updated', () => timestampValue(model, 'last_updated', alias));
     return out;
   }
 

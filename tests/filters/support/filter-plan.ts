@@ -80,7 +80,8 @@ export function paramOf(name: string, lookup: string): string {
 }
 
 const choiceValue = (v: unknown): unknown => (v !== null && typeof v === 'object' && 'value' in (v as object) ? (v as { value: unknown }).value : v);
-const idOf = (v: unknown): number | null => (v !== null && typeof v === 'object' ? ((v as { id: number }).id ?? null) : null);
+/** A relation's id as shown: nested ({id, ...}), or the id itself for a plain foreign key (a saved filter's user). */
+const idOf = (v: unknown): number | null => (typeof v === 'number' ? v : v !== null && typeof v === 'object' ? ((v as { id: number }).id ?? null) : null);
 
 /** Whether a relation to `target` through `field` also matches the targets' descendants (trees, but not a tree's own parent filter). */
 function descends(field: Field): boolean {
@@ -517,7 +518,7 @@ export function expectedFilters(model: Model): ExpectedFilter[] {
   add({ name: 'id', fam: { kind: 'id', valueType: 'ordered', order: 'number', lookups: ORDERED_LOOKUPS, set: 'main', extract: (r) => r.id }, builtin: true });
   if (model.timestamps !== false) {
     // created compares as the API shows it: a date on most models, a timestamp where the definition says so.
-    for (const name of ['created', 'last_updated'] as const) {
+    for (const name of model.lastUpdated ? (['created', 'last_updated'] as const) : (['created'] as const)) {
       const order = name === 'created' && model.timestamps === 'date' ? 'date' : 'datetime';
       add({ name, fam: { kind: name, valueType: 'ordered', order, lookups: ORDERED_LOOKUPS, set: 'main', extract: (r) => r[name] ?? null }, builtin: true });
     }

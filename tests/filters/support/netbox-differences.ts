@@ -140,6 +140,7 @@ export const EXTRAS: Difference[] = [
       'dcim/racks': ['status__empty', 'type__empty', 'width__empty', 'weight_unit__empty', 'outer_unit__empty'],
       'dcim/sites': STATUS_EMPTY,
       'extras/custom-fields': ['type__empty', 'filter_logic__empty', 'ui_visible__empty', 'ui_editable__empty'],
+      'extras/custom-field-choice-sets': ['base_choices__empty'],
       'ipam/ip-addresses': ['status__empty', 'role__empty'],
       'ipam/prefixes': STATUS_EMPTY,
       'ipam/vlans': STATUS_EMPTY,
@@ -161,6 +162,9 @@ export const EXTRAS: Difference[] = [
       'dcim/interfaces': ['mark_connected'],
       'virtualization/interfaces': ['mode'],
       'extras/custom-fields': ['object_type', 'label', 'validation_minimum', 'validation_maximum', 'validation_regex'],
+      'extras/custom-links': ['button_class'],
+      'extras/export-templates': ['template_code', 'mime_type', 'file_extension', 'as_attachment'],
+      'extras/config-templates': ['template_code'],
       'extras/config-contexts': ['weight'],
       'ipam/roles': ['weight'],
       'users/users': ['date_joined', 'last_login'],
@@ -169,11 +173,17 @@ export const EXTRAS: Difference[] = [
   },
   {
     why: 'every model with timestamps filters created and last_updated (docs/filtering.md); NetBox\'s filter sets for these are not change-logged ones',
-    on: { 'dcim/cable-terminations': ['created', 'last_updated'], 'extras/custom-fields': ['created', 'last_updated'], 'users/tokens': ['last_updated'] },
+    on: {
+      'dcim/cable-terminations': ['created', 'last_updated'], 'extras/custom-fields': ['created', 'last_updated'], 'users/tokens': ['last_updated'],
+      ...Object.fromEntries(['extras/custom-field-choice-sets', 'extras/custom-links', 'extras/export-templates', 'extras/saved-filters', 'extras/config-templates'].map((e) => [e, ['created', 'last_updated']])),
+    },
   },
   {
-    why: 'every date and time filter takes all of n, lt, lte, gt, gte and empty (docs/filtering.md); NetBox\'s token filters declare exact, gte and lte only',
-    on: { 'users/tokens': ['created__n', 'created__lt', 'created__gt', 'created__empty', 'expires__n', 'expires__lt', 'expires__gt', 'expires__empty'] },
+    why: 'every date and time filter takes all of n, lt, lte, gt, gte and empty (docs/filtering.md); NetBox\'s token filters declare exact, gte and lte only, its bookmark filters exact only',
+    on: {
+      'users/tokens': ['created__n', 'created__lt', 'created__gt', 'created__empty', 'expires__n', 'expires__lt', 'expires__gt', 'expires__empty'],
+      'extras/bookmarks': ['created__n', 'created__lt', 'created__lte', 'created__gt', 'created__gte', 'created__empty'],
+    },
   },
   {
     why: 'every foreign key gives <field>_id and <field> by the target\'s natural key (docs/filtering.md, "Relations"); NetBox declares one of them, or neither',
@@ -181,12 +191,15 @@ export const EXTRAS: Difference[] = [
       'circuits/circuits': ['provider_account'],
       'circuits/circuit-terminations': ['circuit', 'provider_network'],
       'dcim/cable-terminations': ['cable_id'],
-      'dcim/devices': ['location', 'rack', 'cluster', 'virtual_chassis'],
       'dcim/interfaces': ['parent', 'bridge', 'lag', 'untagged_vlan', 'untagged_vlan_id'],
       'virtualization/interfaces': ['parent', 'bridge', 'untagged_vlan', 'untagged_vlan_id'],
       'ipam/ip-addresses': ['nat_inside_id'],
       'ipam/prefixes': ['vlan'],
       'tenancy/contact-assignments': ['contact'],
+      'dcim/devices': ['location', 'rack', 'cluster', 'virtual_chassis', 'config_template'],
+      'dcim/device-roles': ['config_template'],
+      'dcim/platforms': ['config_template'],
+      'virtualization/virtual-machines': ['config_template'],
     },
   },
   {
@@ -216,6 +229,16 @@ export const EXTRAS: Difference[] = [
       'dcim/cables': ['color__ic', 'color__nic', 'color__isw', 'color__nisw', 'color__iew', 'color__niew', 'color__ie', 'color__nie', 'color__empty'],
       'dcim/interfaces': ['mac_address__empty', 'wwn__empty'],
       'virtualization/interfaces': ['mac_address__empty'],
+      'extras/custom-links': ['link_text__empty', 'link_url__empty'],
+    },
+  },
+  {
+    why: 'content types filter like every model, each field with the lookups of its kind (docs/filtering.md); NetBox\'s ContentTypeFilterSet is a plain django-filter set, exact only',
+    on: {
+      'extras/content-types': [
+        ...['n', 'lt', 'lte', 'gt', 'gte', 'empty'].map((l) => `id__${l}`),
+        ...['app_label', 'model'].flatMap((f) => ['n', 'ic', 'nic', 'isw', 'nisw', 'iew', 'niew', 'ie', 'nie', 'empty'].map((l) => `${f}__${l}`)),
+      ],
     },
   },
   {
