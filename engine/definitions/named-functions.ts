@@ -37,6 +37,8 @@ const display: Record<string, (row: RowValues) => string> = {
     const name = String(row.name ?? '').replace(/_/g, ' ');
     return name.charAt(0).toUpperCase() + name.slice(1);
   },
+  /** The name when there is one, else the stored file's name without its folder (an image attachment's display). */
+  name_or_file: (row) => (row.name ? String(row.name) : String(row.image ?? '').replace(/^.*\//, '')),
   /** NetBox shows a VRF with its route distinguisher when it has one. */
   vrf_display: (row) => (row.rd ? `${String(row.name)} (${String(row.rd)})` : String(row.name ?? '')),
   /** A token is shown by its last four characters only, as NetBox's partial key. */

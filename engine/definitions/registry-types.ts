@@ -73,7 +73,7 @@ type Variant<K extends FieldKind, Col extends string | null, Req extends keyof K
 } & Pick<KindExtras, Req> & Partial<Pick<KindExtras, Opt>> & { [P in Exclude<keyof KindExtras, Req | Opt>]?: undefined };
 
 /** Kinds stored in a column of their own with no extras but names_type. */
-export type StoredKind = 'string' | 'text' | 'slug' | 'integer' | 'positive_integer' | 'boolean' | 'decimal' | 'float' | 'date' | 'datetime' | 'json' | 'cidr' | 'inet' | 'mac' | 'custom_fields' | 'password';
+export type StoredKind = 'string' | 'text' | 'slug' | 'integer' | 'positive_integer' | 'boolean' | 'decimal' | 'float' | 'date' | 'datetime' | 'json' | 'cidr' | 'inet' | 'mac' | 'custom_fields' | 'password' | 'image';
 
 export type StoredField = Variant<StoredKind, string, never, 'namesType'>;
 export type ChoiceField = Variant<'choice', string, 'choices'>;

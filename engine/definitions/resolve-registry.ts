@@ -245,6 +245,14 @@ function resolveFields(model: ResolvedModel, registry: Registry, file: string): 
       if (problem) throw new DefinitionError(file, `${at}/json_schema`, problem);
     }
     if (f.plain && f.type !== 'choice' && f.type !== 'fk') throw new DefinitionError(file, `${at}/plain`, 'plain is for choice and fk fields');
+    if (f.type === 'image') {
+      if (!f.upload_to) throw new DefinitionError(file, `${at}/upload_to`, 'an image field needs "upload_to": the folder under the media folder its files go in');
+      if (f.array || f.secret || f.default !== undefined || f.default_fn) throw new DefinitionError(file, at, 'an image field holds one uploaded file: no array, secret or default');
+    } else {
+      for (const word of ['upload_to', 'height_field', 'width_field'] as const) {
+        if (f[word] !== undefined) throw new DefinitionError(file, `${at}/${word}`, `${word} is for image fields`);
+      }
+    }
     if (f.names_type) {
       if (f.type !== 'string') throw new DefinitionError(file, `${at}/names_type`, 'names_type is for string fields');
       field.namesType = { having: f.names_type.having as FieldKind | undefined, private: f.names_type.private === true };
@@ -442,6 +450,15 @@ function resolveModelLists(model: ResolvedModel, file: string, registry: Registr
     model.uniques.push({ fields: spec.fields, message: spec.message, nullsDistinct: spec.nulls_distinct !== false, constraint: sqlName(model.table, ...columns, 'uniq'), whenNotNull, caseInsensitive });
   });
   (def.checks ?? []).forEach((check, i) => checkConditionalCheck(model, file, i, check));
+  for (const field of model.fieldList) {
+    for (const word of ['height_field', 'width_field'] as const) {
+      const name = field.def[word];
+      const target = name === undefined ? undefined : model.fields.get(name);
+      if (name !== undefined && (!target || (target.kind !== 'integer' && target.kind !== 'positive_integer') || !target.readOnly)) {
+        throw new DefinitionError(file, `/fields/${field.name}/${word}`, `"${name}" is not a read-only integer field of ${model.label} (the image sets it)`);
+      }
+    }
+  }
 }
 
 /** only_when / required_when: the path they name reaches a stored field, and a choice field's values are among its choices. */

@@ -9,6 +9,7 @@ import { parseJsonBody } from './json-body';
 import { sendJson, sendJsonText } from './respond';
 import { optionsFor } from './options-metadata';
 import { exportList } from './export-list';
+import { discardUploads, writeBody } from './uploads';
 import type { Action } from '../auth/permissions';
 import type { Sql } from '../sql/fragment';
 import { csrfMatches, CSRF_HEADER } from '../auth/sessions';
@@ -71,9 +72,13 @@ export async function handleList(ctx: CallContext, req: Request, res: Response, 
       return sendJson(req, res, 200, await optionsFor(ctx, model, true));
     case 'POST': {
       const scope = await allowedScope(ctx, model, 'add');
-      const body = await bodyOf(ctx, req, res);
+      const { body, files } = await writeBody(ctx, req, res, model);
       if (body === undefined) throw new HttpError(400, { non_field_errors: ['No data provided'] });
-      const out = await createObjects(ctx, model, body, scope);
+      const out = await createObjects(ctx, model, body, scope, files).catch(async (e: unknown) => {
+        // Nothing was written: the files stored for the object go too.
+        await discardUploads(ctx, files);
+        throw e;
+      });
       if (out.location) res.setHeader('Location', out.location);
       return sendJsonText(req, res, 201, out.body);
     }
@@ -108,8 +113,12 @@ export async function handleDetail(ctx: CallContext, req: Request, res: Response
     case 'PUT':
     case 'PATCH': {
       const scopes = await writeScopes(ctx, model, 'change');
-      const body = await bodyOf(ctx, req, res);
-      return sendJsonText(req, res, 200, await updateObject(ctx, model, id, body === undefined ? {} : body, method === 'PUT' ? 'put' : 'patch', scopes));
+      const { body, files } = await writeBody(ctx, req, res, model);
+      const text = await updateObject(ctx, model, id, body === undefined ? {} : body, method === 'PUT' ? 'put' : 'patch', scopes, files).catch(async (e: unknown) => {
+        await discardUploads(ctx, files);
+        throw e;
+      });
+      return sendJsonText(req, res, 200, text);
     }
     case 'DELETE':
       await deleteByIds(ctx, model, [id], true, await writeScopes(ctx, model, 'delete'));

@@ -62,6 +62,7 @@ function scalar(f: ResolvedField): JsonSchema {
     case 'datetime': return { type: 'string', format: 'date-time' };
     case 'json': return {};
     case 'custom_fields': return { type: 'object' };
+    case 'image': return { type: 'string', format: 'uri' };
     default: return { type: 'string' };
   }
 }
@@ -113,5 +114,6 @@ function fieldSchema(f: ResolvedField, form: Form, ref: (m: ResolvedModel) => st
   if (f.kind === 'net_count') return { type: 'integer' };
   let s = scalar(f);
   if (f.array) s = { type: 'array', items: s };
-  return f.nullable || f.kind === 'json' ? (Object.keys(s).length ? nullable(s) : s) : s;
+  // An image is null until a file is stored (its URL otherwise).
+  return f.nullable || f.kind === 'json' || f.kind === 'image' ? (Object.keys(s).length ? nullable(s) : s) : s;
 }

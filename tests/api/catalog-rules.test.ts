@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { startTestApp, type TestApp } from '../support/test-app';
+import { sendObject } from '../support/send-object';
 import { loadRegistry } from '../../engine/boot';
 import type { ResolvedField, ResolvedModel, UniqueSet } from '../../engine/definitions/registry-types';
 import { type Body, RELATIONAL, detailUrl, genericKeys, genericTargetsIn, listUrl, pointsBackAtSelf, servedModels, creatableModels, validObjects } from '../support/valid-objects';
@@ -35,7 +36,7 @@ afterAll(async () => {
 const model = (label: string): ResolvedModel => t.registry.models.get(label)!;
 
 async function post(m: ResolvedModel, body: Body) {
-  return t.api.post(listUrl(m)).set(t.auth).send(body);
+  return sendObject(t, 'post', listUrl(m), m, body);
 }
 async function patch(m: ResolvedModel, id: number, body: Body) {
   return t.api.patch(detailUrl(m, id)).set(t.auth).send(body);

@@ -1,6 +1,7 @@
 import type { Registry, ResolvedField, ResolvedModel } from '../../engine/definitions/registry-types';
 import type { TestApp } from './test-app';
 import { jsonSample } from './json-sample';
+import { sendObject } from './send-object';
 
 /**
  * Valid objects of any served type, built from the definitions alone: every required field gets a value
@@ -173,7 +174,8 @@ export function validObjects(app: () => TestApp): ValidObjects {
     if (depth > 5) throw new Error(`required relations of ${m.label} nest too deep`);
     const body: Body = { ...preset };
     for (const f of m.fieldList) {
-      if (f.readOnly || !f.required || f.def.default !== undefined || f.def.default_fn) continue;
+      // An image is a file, attached when the object is sent (send-object.ts).
+      if (f.readOnly || !f.required || f.def.default !== undefined || f.def.default_fn || f.kind === 'image') continue;
       if (body[f.kind === 'generic_fk' ? genericKeys(f).typeKey : f.name] !== undefined) continue;
       const n = ++serial;
       if (f.kind === 'generic_fk') {
@@ -213,7 +215,7 @@ export function validObjects(app: () => TestApp): ValidObjects {
   async function createOne(m: ResolvedModel, depth = 0, preset: Body = {}): Promise<number> {
     const t = app();
     const body = await validBody(m, depth, preset);
-    const res = await t.api.post(listUrl(m)).set(t.auth).send(body);
+    const res = await sendObject(t, 'post', listUrl(m), m, body);
     if (res.status !== 201) throw new Error(`creating a ${m.label} from ${JSON.stringify(body)}: ${res.status} ${res.text}`);
     return res.body.id as number;
   }

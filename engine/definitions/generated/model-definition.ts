@@ -243,6 +243,9 @@ export interface ModelDefinition {
   private?: boolean;
 }
 export interface Field {
+  /**
+   * The kind of field. image: an uploaded image (multipart/form-data), stored under the media folder (PATCHBAY_MEDIA_ROOT), its name in a varchar column, shown as the URL it is served at.
+   */
   type:
     | 'string'
     | 'text'
@@ -273,7 +276,8 @@ export interface Field {
     | 'reverse_generic'
     | 'link_peers'
     | 'related'
-    | 'net_count';
+    | 'net_count'
+    | 'image';
   label?: string;
   help_text?: string;
   /**
@@ -439,6 +443,18 @@ export interface Field {
    * choice: shown as its plain value rather than {value, label} (as NetBox shows a cable's type); fk: shown as the target's id rather than its nested form (NetBox's PrimaryKeyRelatedField: a saved filter's user).
    */
   plain?: boolean;
+  /**
+   * image fields: the folder under the media folder that uploads are stored in (image-attachments), as Django's upload_to.
+   */
+  upload_to?: string;
+  /**
+   * image fields: an integer field of the model that gets the image's height in pixels, read from the uploaded bytes (Django's height_field).
+   */
+  height_field?: string;
+  /**
+   * image fields: an integer field of the model that gets the image's width in pixels, read from the uploaded bytes (Django's width_field).
+   */
+  width_field?: string;
   /**
    * json fields: a JSON Schema (draft 7) the written value must satisfy (a list of [value, label] pairs, an object of filter parameters); a value that does not is a 400 on the field.
    */

@@ -30,6 +30,7 @@ export interface Records {
   'extras.customlink'?: ExtrasCustomlink;
   'extras.dashboard'?: ExtrasDashboard;
   'extras.exporttemplate'?: ExtrasExporttemplate;
+  'extras.imageattachment'?: ExtrasImageattachment;
   'extras.savedfilter'?: ExtrasSavedfilter;
   'extras.tag'?: ExtrasTag;
   'ipam.aggregate'?: IpamAggregate;
@@ -1626,6 +1627,28 @@ export interface ExtrasExporttemplate {
 }
 /**
  * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "ExtrasImageattachment".
+ */
+export interface ExtrasImageattachment {
+  id: number;
+  url: string;
+  display: string;
+  content_type: string | null;
+  object_id: number | null;
+  parent: {
+    id: number;
+    url: string;
+    display: string;
+  } | null;
+  name: string;
+  image: string | null;
+  image_height: number;
+  image_width: number;
+  created: string;
+  last_updated: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
  * via the `definition` "ExtrasSavedfilter".
  */
 export interface ExtrasSavedfilter {
@@ -2420,6 +2443,17 @@ export interface ExtrasExporttemplateBrief {
   url: string;
   display: string;
   name: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "ExtrasImageattachmentBrief".
+ */
+export interface ExtrasImageattachmentBrief {
+  id: number;
+  url: string;
+  display: string;
+  name: string;
+  image: string | null;
 }
 /**
  * This interface was referenced by `Records`'s JSON-Schema

@@ -23,6 +23,7 @@ export const DISPLAY_SQL: Record<string, NamedSql> = {
   cable_termination_display: (from) => sql`concat(${at(from, 0)}, ': ', ${at(from, 1)}, ':', ${at(from, 2)})`,
   label_or_name: (from) =>
     sql`CASE WHEN coalesce(${at(from, 0)}, '') <> '' THEN ${at(from, 0)} ELSE concat(upper(left(replace(coalesce(${at(from, 1)}, ''), '_', ' '), 1)), substr(replace(coalesce(${at(from, 1)}, ''), '_', ' '), 2)) END`,
+  name_or_file: (from) => sql`CASE WHEN coalesce(${at(from, 0)}, '') <> '' THEN ${at(from, 0)} ELSE regexp_replace(coalesce(${at(from, 1)}, ''), '^.*/', '') END`,
   vrf_display: (from) => sql`CASE WHEN coalesce(${at(from, 1)}, '') <> '' THEN concat(${at(from, 0)}, ' (', ${at(from, 1)}, ')') ELSE coalesce(${at(from, 0)}, '') END`,
   token_display: (from) => sql`CASE WHEN coalesce(${at(from, 0)}, '') = '' THEN '' ELSE concat(repeat('*', greatest(length(${at(from, 0)}) - 4, 0)), right(${at(from, 0)}, 4)) END`,
 };

@@ -19,6 +19,9 @@ export interface JsonOptions {
 /** The hole URLs take the request's origin from: compiled representations are shared by every request. */
 export const ORIGIN = new SqlParam('origin');
 
+/** Where stored files are served (engine/routes/media-files.ts), as NetBox's MEDIA_URL. */
+export const MEDIA_URL = '/media/';
+
 /** Nesting deeper than this is cut (a definition whose brief forms point at each other in a ring). */
 const MAX_NESTING = 6;
 
@@ -197,6 +200,9 @@ export class JsonCompiler {
       case 'choice':
         if (f.array) return sql`coalesce(${column(alias, f.column)}, '{}')`;
         return this.choice(f, f.choices, column(alias, f.column), form);
+      case 'image':
+        // The URL the file is served at (NetBox's MEDIA_URL, /media/), or null while there is none.
+        return sql`CASE WHEN coalesce(${column(alias, f.column)}, '') = '' THEN NULL ELSE concat(${ORIGIN}::text, ${MEDIA_URL}::text, ${column(alias, f.column)}) END`;
       default:
         if (!f.column) throw new Error(`${model.label}.${f.name}: no SQL for a ${f.kind} field`);
         return storedValue(f, alias);

@@ -496,7 +496,8 @@ function fieldFilters(model: Model, field: Field): ExpectedFilter[] {
     default:
       // Secrets (write-only) are never filters; kinds without a column of their own have none; a list
       // filters by membership only when it is a list of strings (docs/filtering.md).
-      if (!field.column || field.writeOnly || field.kind === 'json' || field.kind === 'custom_fields') return [];
+      // An image's stored name is served, not filtered (NetBox has no filter on it either).
+      if (!field.column || field.writeOnly || field.kind === 'json' || field.kind === 'custom_fields' || field.kind === 'image') return [];
       if (field.array && !['string', 'text', 'slug'].includes(field.kind)) return [];
       // A secret matches by the whole value only (docs/filtering.md, secrets).
       if (field.def.secret) {

@@ -3,6 +3,7 @@ import type { TestApp } from '../../support/test-app';
 import type { ResolvedModel } from '../../../engine/definitions/registry-types';
 import { quoteIdent } from '../../../engine/storage/identifiers';
 import { listUrl, servedModels, validObjects, type Body } from '../../support/valid-objects';
+import { sendObject } from '../../support/send-object';
 
 /**
  * What every case may count on finding: callers of each kind (tokens, browser sessions logged in
@@ -45,8 +46,8 @@ async function userIdOfToken(t: TestApp, key: string): Promise<number> {
   return (r.rows as Array<{ user_id: number }>)[0]!.user_id;
 }
 
-async function post(t: TestApp, path: string, body: unknown): Promise<Body> {
-  const res = await t.api.post(path).set(t.auth).send(body as object);
+async function post(t: TestApp, path: string, body: unknown, model?: ResolvedModel): Promise<Body> {
+  const res = model ? await sendObject(t, 'post', path, model, body) : await t.api.post(path).set(t.auth).send(body as object);
   if (res.status !== 201) throw new Error(`fixture POST ${path} ${JSON.stringify(body)}: ${res.status} ${res.text}`);
   return res.body as Body;
 }
@@ -187,7 +188,7 @@ export async function makeFixtures(t: TestApp): Promise<Fixtures> {
       continue;
     }
     const body = await objectsApi.validBody(m);
-    const created = await post(t, listUrl(m), body);
+    const created = await post(t, listUrl(m), body, m);
     bodies.set(m.label, body);
     objects.set(m.label, [created.id as number, await objectsApi.createOne(m)]);
   }
