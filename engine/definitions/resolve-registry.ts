@@ -450,6 +450,10 @@ function resolveModelLists(model: ResolvedModel, file: string, registry: Registr
     model.uniques.push({ fields: spec.fields, message: spec.message, nullsDistinct: spec.nulls_distinct !== false, constraint: sqlName(model.table, ...columns, 'uniq'), whenNotNull, caseInsensitive });
   });
   (def.checks ?? []).forEach((check, i) => checkConditionalCheck(model, file, i, check));
+  for (const [name, spec] of Object.entries(def.filters ?? {})) {
+    if (spec.lookup === 'content_type_id' && !registry.roles.has('content_type')) throw new DefinitionError(file, `/filters/${name}/lookup`, 'content_type_id needs a model with "role": "content_type" (the ids it filters by)');
+    if (spec.empty_matches_all !== undefined && spec.lookup !== 'content_type_id') throw new DefinitionError(file, `/filters/${name}/empty_matches_all`, 'empty_matches_all is for content_type_id filters');
+  }
   for (const field of model.fieldList) {
     for (const word of ['height_field', 'width_field'] as const) {
       const name = field.def[word];

@@ -272,6 +272,15 @@ describe('listing', () => {
     expect(await ids('q=rack ph')).toEqual([res.body.id]);
     expect(await ids('name__ic=RACK')).toEqual([res.body.id]);
     expect((await ids('content_type__n=dcim.rack')).includes(res.body.id as number)).toBe(false);
+    // content_type_id names the type by its content type's id, as NetBox's does.
+    const rackType = (await t.api.get('/api/extras/content-types/?app_label=dcim&model=rack').set(t.auth)).body.results[0].id as number;
+    const siteType = (await t.api.get('/api/extras/content-types/?app_label=dcim&model=site').set(t.auth)).body.results[0].id as number;
+    expect(await ids(`content_type_id=${rackType}`)).toEqual([res.body.id]);
+    expect((await ids(`content_type_id=${siteType}`)).length).toBeGreaterThan(0);
+    expect((await ids(`content_type_id=${siteType}`)).includes(res.body.id as number)).toBe(false);
+    expect((await ids(`content_type_id__n=${siteType}`))).toEqual([res.body.id]);
+    const bad = await t.api.get(`${URL_PATH}?content_type_id=dcim.rack`).set(t.auth);
+    expect([bad.status, bad.body]).toEqual([400, { content_type_id: ['Enter a number.'] }]);
     const options = await t.api.options(URL_PATH).set(t.auth);
     expect(options.body.actions.POST.image).toMatchObject({ type: 'image upload', required: true, read_only: false });
     expect(options.body.actions.POST.image_height).toMatchObject({ read_only: true });

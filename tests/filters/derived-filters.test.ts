@@ -188,6 +188,8 @@ test('every kind of filter the definitions produce is exercised somewhere', () =
     'declared fk_key (tree descendants), several paths, through children', 'declared fk_id, through a reverse relation',
     'declared fk_key (tree descendants), through a reverse relation', 'declared fk_id (m2m), several paths',
     'declared is_set', 'declared is_set (reverse generic)', 'declared is_set (reverse generic, flag), several paths', 'declared available_on',
+    // Types named by the ids of the content types table (custom fields, bookmarks, tags).
+    'declared content_type_id', 'declared content_type_id (empty matches all)',
   ]) {
     expect([...kinds]).toContain(kind);
   }

@@ -470,7 +470,7 @@ export interface Filter {
    */
   field?: string | [string, ...string[]];
   /**
-   * Named lookup of the engine: net_contained, net_contained_or_equal, net_contains_or_equals, net_host_contained, net_mask_length (for inet/cidr fields); fk_id, fk_key (a foreign key reached through the path, by id or natural key); field (the filter of the field at the path, with all its lookups); generic_type, generic_id (a generic relation at the path, by content type or by object id); is_set (true/false: the field or relation is set, a boolean is true, a reverse_generic relation has a row); available_on (rows available on the object of model `of` the value names, by `match` and `unscoped`).
+   * Named lookup of the engine: net_contained, net_contained_or_equal, net_contains_or_equals, net_host_contained, net_mask_length (for inet/cidr fields); fk_id, fk_key (a foreign key reached through the path, by id or natural key); field (the filter of the field at the path, with all its lookups); generic_type, generic_id (a generic relation at the path, by content type or by object id); is_set (true/false: the field or relation is set, a boolean is true, a reverse_generic relation has a row); available_on (rows available on the object of model `of` the value names, by `match` and `unscoped`); content_type_id (a field naming types, or a generic relation's type, by the ids of the content types table: NetBox's content_type_id; `lookups` may add lt, lte, gt, gte, empty).
    */
   lookup: string;
   /**
@@ -494,6 +494,10 @@ export interface Filter {
    * available_on: paths on the listed row that, when all unset, make the row available on every object (a global VLAN).
    */
   unscoped?: string[];
+  /**
+   * content_type_id: a row whose field holds no type at all matches every type (a tag without object types may be applied to any: NetBox's for_object_type_id).
+   */
+  empty_matches_all?: boolean;
   /**
    * Extra suffixes this filter accepts, e.g. gte, lte.
    */

@@ -63,6 +63,8 @@ export interface Model {
   /** Foreign keys of any model that point at this one. */
   reverse: Field[];
   modelByLabel(label: string): Model | undefined;
+  /** The model playing an engine role (content_type, tag...), if any. */
+  modelWithRole(role: string): Model | undefined;
 }
 
 export interface Definitions {
@@ -114,6 +116,7 @@ export function readDefinitions(dir = SCHEMA_DIR): Definitions {
       exposed: def.exposed !== false,
       reverse: [],
       modelByLabel: (l) => models.get(l),
+      modelWithRole: (role) => [...models.values()].find((m) => m.def.role === role),
     });
   }
   const tagModel = [...models.values()].find((m) => m.def.role === 'tag');

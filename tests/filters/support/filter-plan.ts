@@ -15,7 +15,7 @@ export type Universe = Map<string, Map<number, Rep>>;
 
 export type ValueType =
   | 'string' | 'mac' | 'array' | 'ordered' | 'boolean' | 'choice' | 'cidr' | 'inet'
-  | 'relation' | 'set' | 'generic-type' | 'generic-id' | 'net' | 'available-on';
+  | 'relation' | 'set' | 'generic-type' | 'generic-id' | 'net' | 'available-on' | 'content-type';
 
 export interface Family {
   /** Coverage label: the kind of filter this is ("string", "fk _id (tree descendants)", "declared net_contained"...). */
@@ -52,6 +52,8 @@ export interface Family {
   availableTo?(row: Rep, id: number, u: Universe): boolean;
   /** generic-type: a type label to query with when the generated rows hold none. */
   someType?: string;
+  /** content-type: a row holding no type matches every type. */
+  emptyMatchesAll?: boolean;
 }
 
 /** A filter a definition implies: its name, and what it is (or why the suite cannot test it). */
@@ -377,6 +379,27 @@ function classifyDeclared(model: Model, name: string, spec: Filter): Family | st
       );
     }
   }
+  if (spec.lookup === 'content_type_id') {
+    // The type labels a row holds (a list, a value, a generic relation's type), as the ids of the content types table.
+    const ct = model.modelWithRole('content_type');
+    if (!ct) return 'content_type_id without a content_type model';
+    if (routes.length > 1 || routes[0]!.hops.length) return `${name}: content_type_id on a field of the model itself only`;
+    const f = routes[0]!.field;
+    const labels = (r: Rep): string[] => {
+      const v = f.kind === 'generic_fk' ? r[genericNames(f).type] : r[f.name];
+      return (Array.isArray(v) ? v : [v]).filter((x): x is string => typeof x === 'string' && x !== '');
+    };
+    const idOfLabel = (u: Universe, label: string) => [...u.get(ct.label)!.values()].find((c) => `${String(c.app_label)}.${String(c.model)}` === label)?.id as number | undefined;
+    return {
+      kind: `declared content_type_id${spec.empty_matches_all ? ' (empty matches all)' : ''}`,
+      valueType: 'content-type',
+      lookups: ['exact', 'n', ...(spec.lookups ?? [])],
+      set: 'main',
+      reads: [ct.label],
+      emptyMatchesAll: spec.empty_matches_all === true,
+      extract: (r, u) => labels(r).map((l) => idOfLabel(u, l)).filter((id): id is number => id !== undefined),
+    };
+  }
   if (spec.lookup.startsWith('net_')) {
     if (routes.length > 1 || routes[0]!.hops.length) return `${spec.lookup} on ${paths.join(', ')}: the suite generates networks for a field of the model itself`;
     const field = routes[0]!.field.name;
@@ -677,6 +700,16 @@ export function checksFor(fam: Family, name: string, set: Rep[], u: Universe, lo
       Object.assign(per, { exact: [[av], [av, bv]], n: [[av]] });
       break;
     }
+    case 'content-type': {
+      const av = required((a as number[])[0], what);
+      const bv = required((b as number[])[0], what);
+      Object.assign(per, {
+        exact: [[String(av)], [String(av), String(bv)], ['999999']], n: [[String(av)]],
+        lt: [[String(bv)]], lte: [[String(bv)]], gt: [[String(av)]], gte: [[String(av)]],
+        empty: [['true'], ['false']],
+      });
+      break;
+    }
     case 'available-on': {
       // The set holds the objects named: one reaching something along every path, one made plainly.
       const [oa, ob] = [String(A.id), String(B.id)];
@@ -775,6 +808,11 @@ export function invalidChecks(fam: Family): Check[] {
       add('exact', 'abc');
       add('exact', '999999999');
       break;
+    case 'content-type':
+      add('exact', 'abc');
+      add('lt', '1e400');
+      add('empty', 'maybe');
+      break;
   }
   return out;
 }
@@ -865,6 +903,12 @@ export function matches(fam: Family, lookup: string, values: string[], row: Rep,
         return v !== null && values.includes(String(v));
       case 'generic-id':
         return v !== null && values.includes(String(v));
+      case 'content-type': {
+        const ids = v as number[];
+        if (l === 'empty') return (ids.length === 0) === EMPTY_TRUE(values[0]!);
+        if (fam.emptyMatchesAll && !ids.length) return true;
+        return ids.some((id) => values.some((x) => ({ exact: id === Number(x), lt: id < Number(x), lte: id <= Number(x), gt: id > Number(x), gte: id >= Number(x) })[l] ?? (() => { throw new Error(`oracle: content type lookup ${l}`); })()));
+      }
       case 'available-on':
         // 'null' names no object: it matches nothing.
         return values.some((x) => x !== 'null' && fam.availableTo!(row, Number(x), u));

@@ -99,14 +99,8 @@ export const GAPS: Difference[] = [
   { why: 'NetBox tests whether actions contains the action; Patchbay derives no filter from a list of choices, and has no boolean "the list holds this value"', on: { 'users/permissions': ['can_view', 'can_add', 'can_change', 'can_delete'] } },
   { why: 'counted when read (net_count fields), not stored; a filter compares stored values only', on: { 'ipam/prefixes': ['children', 'depth'] } },
   { why: 'Patchbay\'s device types hold no images', on: { 'dcim/device-types': ['has_front_image', 'has_rear_image'] } },
-  {
-    why: 'NetBox filters by content type ids; Patchbay names types by their app.model labels in filters (its content types have ids now, but no filter maps one to the other yet)',
-    on: {
-      'extras/tags': ['content_type_id', 'for_object_type_id'], 'extras/custom-fields': ['content_type_id'], 'tenancy/contact-assignments': ['content_type_id'],
-      'extras/custom-links': ['content_type_id'], 'extras/export-templates': ['content_type_id'], 'extras/saved-filters': ['content_type_id'], 'extras/bookmarks': ['object_type_id'],
-    },
-  },
-  { why: 'the types of the objects a tag is applied to: a count across every model (tagged_items), which no declared path reaches', on: { 'extras/tags': ['content_type'] } },
+  { why: 'not declared; one line: {"field": "content_type", "lookup": "content_type_id"}, as on image attachments (left to the tenancy branch)', on: { 'tenancy/contact-assignments': ['content_type_id'] } },
+  { why: 'the types of the objects a tag is applied to: a count across every model (tagged_items), which no declared path reaches', on: { 'extras/tags': ['content_type', 'content_type_id'] } },
   {
     why: 'a list of labels is filtered by membership (exact, n), as docs/filtering.md says; NetBox\'s ContentTypeFilter also takes the text lookups',
     on: Object.fromEntries(['extras/custom-fields', 'extras/custom-links', 'extras/export-templates', 'extras/saved-filters'].map((e) => [e, ['content_types__ic', 'content_types__nic', 'content_types__isw', 'content_types__nisw', 'content_types__iew', 'content_types__niew', 'content_types__ie', 'content_types__nie']])),
@@ -116,6 +110,7 @@ export const GAPS: Difference[] = [
     on: {
       'dcim/cable-terminations': ['termination_id__lt', 'termination_id__lte', 'termination_id__gt', 'termination_id__gte', 'termination_id__empty'],
       'extras/bookmarks': ['object_id__lt', 'object_id__lte', 'object_id__gt', 'object_id__gte', 'object_id__empty'],
+      'extras/image-attachments': ['object_id__lt', 'object_id__lte', 'object_id__gt', 'object_id__gte', 'object_id__empty'],
       'tenancy/contact-assignments': ['object_id__lt', 'object_id__lte', 'object_id__gt', 'object_id__gte', 'object_id__empty'],
       'ipam/vlan-groups': ['scope_id__lt', 'scope_id__lte', 'scope_id__gt', 'scope_id__gte', 'scope_id__empty'],
     },
@@ -165,6 +160,7 @@ export const EXTRAS: Difference[] = [
       'extras/custom-links': ['button_class'],
       'extras/export-templates': ['template_code', 'mime_type', 'file_extension', 'as_attachment'],
       'extras/config-templates': ['template_code'],
+      'extras/image-attachments': ['image_height', 'image_width'],
       'extras/config-contexts': ['weight'],
       'ipam/roles': ['weight'],
       'users/users': ['date_joined', 'last_login'],
@@ -176,11 +172,13 @@ export const EXTRAS: Difference[] = [
     on: {
       'dcim/cable-terminations': ['created', 'last_updated'], 'extras/custom-fields': ['created', 'last_updated'], 'users/tokens': ['last_updated'],
       ...Object.fromEntries(['extras/custom-field-choice-sets', 'extras/custom-links', 'extras/export-templates', 'extras/saved-filters', 'extras/config-templates'].map((e) => [e, ['created', 'last_updated']])),
+      'extras/image-attachments': ['last_updated'],
     },
   },
   {
-    why: 'every date and time filter takes all of n, lt, lte, gt, gte and empty (docs/filtering.md); NetBox\'s token filters declare exact, gte and lte only, its bookmark filters exact only',
+    why: 'every date and time filter takes all of n, lt, lte, gt, gte and empty (docs/filtering.md); NetBox\'s token filters declare exact, gte and lte only, its bookmark and image attachment filters exact only',
     on: {
+      'extras/image-attachments': ['created__n', 'created__lt', 'created__lte', 'created__gt', 'created__gte', 'created__empty'],
       'users/tokens': ['created__n', 'created__lt', 'created__gt', 'created__empty', 'expires__n', 'expires__lt', 'expires__gt', 'expires__empty'],
       'extras/bookmarks': ['created__n', 'created__lt', 'created__lte', 'created__gt', 'created__gte', 'created__empty'],
     },
@@ -256,6 +254,7 @@ export const EXTRAS: Difference[] = [
       ],
       'dcim/interfaces': ['vlan_id__n'],
       'virtualization/interfaces': ['vlan_id__n'],
+      'extras/tags': ['for_object_type_id__n'],
     },
   },
 ];
