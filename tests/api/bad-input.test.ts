@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { Response } from 'supertest';
 import type TestAgent from 'supertest/lib/agent';
 import { startTestApp, type TestApp } from '../support/test-app';
+import { sendObject } from '../support/send-object';
 import { apiWith } from '../support/listen';
 import { loadRegistry } from '../../engine/boot';
 import type { ResolvedField, ResolvedModel } from '../../engine/definitions/registry-types';
@@ -249,7 +250,7 @@ describe.each(MODELS.map((m) => [m.label, m] as const))('%s', (label, defModel) 
 
   test('a body generated from the definition is created (201)', async () => {
     base = await validBody(model(label));
-    const res = await t.api.post(url).set(t.auth).send(base);
+    const res = await sendObject(t, 'post', url, model(label), base);
     expect([res.status, res.text.slice(0, 300)]).toEqual([201, expect.any(String)]);
     existing = res.body.id;
     existingRep = norm((await t.api.get(`${url}${existing}/`).set(t.auth)).body);
