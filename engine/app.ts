@@ -24,6 +24,7 @@ import { knownPrincipal, loginRequired } from './auth/login-required';
 import { overHttps } from './auth/sessions';
 import { RETRY_AFTER_SECONDS, unavailableDetail, unavailableReason } from './storage/db-unavailable';
 import { databaseReachable } from './storage/database-ping';
+import { serveMedia } from './routes/media-files';
 
 /** Scheme and host of the URLs in answers: HTTPS when the connection is, or when a trusted proxy says so. */
 function originOf(ctx: ApiContext, req: Request): string {
@@ -55,6 +56,9 @@ export function createApp(given: ApiContext): express.Express {
   app.use(accountPages(ctx));
   app.use('/api', (req, res, next) => {
     handleApi(ctx, req, res).catch(next);
+  });
+  app.use('/media', (req, res, next) => {
+    handleMedia(ctx, req, res).catch(next);
   });
   app.use((req, res) => sendJson(req, res, 404, { detail: 'Not found.' }));
   app.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
@@ -95,7 +99,7 @@ async function handleApi(ctx: ApiContext, req: Request, res: Response): Promise<
   if (application && view) {
     const principal = known === undefined ? await authenticate(ctx, req) : known;
     const call = callContext(ctx, principal, origin, query, String(res.locals.requestId));
-    return appView(view.view)!.handle(call, req, res, { app: application, segment: parts[1]!, rest: parts.slice(2) });
+    return appView(view.view)!.handle(call, req, res, { app: application, segment: parts[1]!, rest: parts.slice(2), options: view.options });
   }
   const model = ctx.registry.byPath.get(`${parts[0]}/${parts[1]}`);
   if (!model || parts.length > 4) throw notFound();
@@ -117,6 +121,19 @@ async function handleApi(ctx: ApiContext, req: Request, res: Response): Promise<
     ctx.credentials?.clear();
     return routeToModel(req, res, model, parts, call(await authenticate(ctx, req)), fullUrl);
   }
+}
+
+/** /media/<name>: a stored file, to a caller who may view an object naming it (engine/routes/media-files.ts). */
+async function handleMedia(ctx: ApiContext, req: Request, res: Response): Promise<void> {
+  const principal = await authenticate(ctx, req);
+  let relative: string;
+  try {
+    relative = decodeURIComponent(req.path.replace(/^\//, ''));
+  } catch {
+    throw notFound();
+  }
+  const call = callContext(ctx, principal, originOf(ctx, req), new URLSearchParams(), String(res.locals.requestId));
+  return serveMedia(call, req, res, relative);
 }
 
 /**

@@ -6,6 +6,8 @@ import type { Registry } from './definitions/registry-types';
 import { loadDefinitions } from './definitions/load-definitions';
 import { loadApplications } from './definitions/load-applications';
 import { checkDetailActions } from './routes/detail-actions';
+import { checkAppViews } from './routes/app-views';
+import { APPLICATIONS_FILE } from './definitions/load-applications';
 import { resolveRegistry } from './definitions/resolve-registry';
 import { connectDatabase, type Database, type DatabaseLimits } from './storage/connect';
 import { describeDatabaseUrl, waitForDatabase } from './storage/wait-for-database';
@@ -24,6 +26,7 @@ export function loadRegistry(schemaDir: string): Registry {
     compileChecks(model);
   }
   checkDetailActions(registry);
+  checkAppViews(registry, APPLICATIONS_FILE);
   return registry;
 }
 

@@ -25,6 +25,16 @@ export interface Config {
   allowedHosts: string[];
   /** Most objects one bulk request may name (0: no limit). */
   bulkMaxObjects: number;
+  /** Milliseconds one template (export, config, render) may take to render; 0: no limit. */
+  templateTimeoutMs: number;
+  /** Bytes a rendered template may produce. */
+  templateMaxOutput: number;
+  /** Most objects ?export= renders in one response (0: no limit). */
+  exportMaxObjects: number;
+  /** Where uploaded files (image attachments) are kept: NetBox's MEDIA_ROOT. Every instance must see the same folder. */
+  mediaRoot: string;
+  /** Bytes one uploaded image may have. */
+  imageMaxSize: number;
   /** Refuse unknown names in write bodies (400) instead of ignoring them as NetBox does. */
   rejectUnknownFields: boolean;
   /** Where definitions and migrations are read from. */
@@ -94,6 +104,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workers: int(env, 'PATCHBAY_WORKERS', 0),
     rejectUnknownFields: bool(env, 'PATCHBAY_REJECT_UNKNOWN_FIELDS', false),
     bulkMaxObjects: int(env, 'PATCHBAY_BULK_MAX_OBJECTS', 10_000),
+    templateTimeoutMs: seconds(env, 'PATCHBAY_TEMPLATE_TIMEOUT', 5),
+    templateMaxOutput: Math.max(1024, int(env, 'PATCHBAY_TEMPLATE_MAX_OUTPUT', 10_485_760)),
+    exportMaxObjects: int(env, 'PATCHBAY_EXPORT_MAX_OBJECTS', 10_000),
+    mediaRoot: path.resolve(env.PATCHBAY_MEDIA_ROOT || path.join(process.cwd(), 'media')),
+    imageMaxSize: Math.max(1024, int(env, 'PATCHBAY_IMAGE_MAX_SIZE', 10_485_760)),
     dataUploadMaxMemorySize: Math.max(1024, int(env, 'DATA_UPLOAD_MAX_MEMORY_SIZE', 2_621_440)),
     allowedHosts: env.ALLOWED_HOSTS === undefined || env.ALLOWED_HOSTS === '' ? ['*'] : list(env.ALLOWED_HOSTS),
     schemaDir: path.resolve(env.PATCHBAY_SCHEMA_DIR || path.join(packageRoot(), 'schema')),

@@ -43,6 +43,7 @@ export async function loadGrants(db: Knex, registry: Registry, userId: number): 
 const WILDCARD_EXCLUDED_ROLES: ReadonlySet<string> = new Set(['user', 'permission']);
 
 function exemptFromView(config: Config, model: ResolvedModel): boolean {
+  if (model.def.exempt_view_permission) return true;
   const exempt = config.exemptViewPermissions;
   if (exempt === '*') return !WILDCARD_EXCLUDED_ROLES.has(model.def.role ?? '');
   return exempt.includes(model.label);

@@ -4,12 +4,19 @@ import Ajv from 'ajv';
 import type { ApplicationsDefinition } from './generated/applications-definition';
 import { DefinitionError } from './definition-error';
 
+/** A view as applications.json names it: the engine's named view, whether the root lists it, and its options. */
+export interface AppViewUse {
+  view: string;
+  listed: boolean;
+  options: Record<string, unknown>;
+}
+
 /** An application: the first URL segment of its endpoints, and its endpoints that are not object types. */
 export interface Application {
   name: string;
   description: string;
   /** View path segment -> the named view serving it, and whether the application's root lists it. */
-  views: Map<string, { view: string; listed: boolean }>;
+  views: Map<string, AppViewUse>;
 }
 
 export const APPLICATIONS_FILE = 'applications.json';
@@ -39,7 +46,7 @@ export function loadApplications(schemaDir: string): { file: string; application
   const applications = Object.entries(data.applications).map(([name, app]): Application => ({
     name,
     description: app.description ?? '',
-    views: new Map(Object.entries(app.views ?? {}).map(([segment, v]) => [segment, typeof v === 'string' ? { view: v, listed: false } : { view: v.view, listed: v.listed ?? false }])),
+    views: new Map(Object.entries(app.views ?? {}).map(([segment, v]) => [segment, typeof v === 'string' ? { view: v, listed: false, options: {} } : { view: v.view, listed: v.listed ?? false, options: ((v as { options?: object }).options ?? {}) as Record<string, unknown> }])),
   }));
   return { file: rel, applications };
 }

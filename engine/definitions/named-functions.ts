@@ -18,6 +18,12 @@ const computed: Record<string, (row: RowValues, from: readonly string[]) => unkn
     const byType: Record<string, string> = { integer: 'integer', decimal: 'decimal', boolean: 'boolean', json: 'object', object: 'object', multiselect: 'array', multiobject: 'array' };
     return typeof type === 'string' ? (byType[type] ?? 'string') : null;
   },
+  /** How many elements a JSON list holds, 0 when it is not a list (a choice set's choices_count). */
+  json_array_length: (row, from) => {
+    const v = row[from[0] ?? ''];
+    const list: unknown = typeof v === 'string' ? JSON.parse(v) : v;
+    return Array.isArray(list) ? list.length : 0;
+  },
   /** The object's display string again, under another name (VLAN's display_name). */
   display: (row) => row.display ?? null,
 };
@@ -31,6 +37,8 @@ const display: Record<string, (row: RowValues) => string> = {
     const name = String(row.name ?? '').replace(/_/g, ' ');
     return name.charAt(0).toUpperCase() + name.slice(1);
   },
+  /** The name when there is one, else the stored file's name without its folder (an image attachment's display). */
+  name_or_file: (row) => (row.name ? String(row.name) : String(row.image ?? '').replace(/^.*\//, '')),
   /** NetBox shows a VRF with its route distinguisher when it has one. */
   vrf_display: (row) => (row.rd ? `${String(row.name)} (${String(row.rd)})` : String(row.name ?? '')),
   /** A token is shown by its last four characters only, as NetBox's partial key. */
@@ -75,7 +83,7 @@ export function hasListAction(name: string): name is ListActionName {
 }
 
 /** Endpoints of an application that are not object types (implemented in engine/routes/app-views.ts). */
-export const APP_VIEW_NAMES = ['installed_plugins'] as const;
+export const APP_VIEW_NAMES = ['installed_plugins', 'own_record', 'own_preferences'] as const;
 /** The names schema/applications.json may use; engine/routes/app-views.ts must implement each (the type checks it). */
 export type AppViewName = (typeof APP_VIEW_NAMES)[number];
 

@@ -73,7 +73,7 @@ type Variant<K extends FieldKind, Col extends string | null, Req extends keyof K
 } & Pick<KindExtras, Req> & Partial<Pick<KindExtras, Opt>> & { [P in Exclude<keyof KindExtras, Req | Opt>]?: undefined };
 
 /** Kinds stored in a column of their own with no extras but names_type. */
-export type StoredKind = 'string' | 'text' | 'slug' | 'integer' | 'positive_integer' | 'boolean' | 'decimal' | 'float' | 'date' | 'datetime' | 'json' | 'cidr' | 'inet' | 'mac' | 'custom_fields' | 'password';
+export type StoredKind = 'string' | 'text' | 'slug' | 'integer' | 'positive_integer' | 'boolean' | 'decimal' | 'float' | 'date' | 'datetime' | 'json' | 'cidr' | 'inet' | 'mac' | 'custom_fields' | 'password' | 'image';
 
 export type StoredField = Variant<StoredKind, string, never, 'namesType'>;
 export type ChoiceField = Variant<'choice', string, 'choices'>;
@@ -153,6 +153,8 @@ export interface ResolvedModel {
   reverse: FkField[];
   /** created is rendered as a date ('date') or a timestamp ('datetime'); false: no timestamps. */
   timestamps: false | 'date' | 'datetime';
+  /** Whether the model has last_updated (every model with timestamps, but one whose definition says "timestamps": "created"). */
+  lastUpdated: boolean;
   tree: boolean;
   writeAliases: Map<string, string>;
   /** Served over the API (false for engine-internal state such as sessions). */

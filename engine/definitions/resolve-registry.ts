@@ -6,6 +6,7 @@ import type { Application } from './load-applications';
 import { sqlName } from '../storage/identifiers';
 import { hasNamedFunction, hasListAction, hasAppView } from './named-functions';
 import { hasValidator } from '../validation/named-validators';
+import { jsonSchemaProblem } from '../validation/json-schema-check';
 
 /** Fields every model has whether or not its file names them. */
 export const IMPLICIT_FIELDS = ['id', 'url', 'display'] as const;
@@ -139,7 +140,8 @@ function emptyModel(def: ModelDefinition, label: string, modelByLabel: (label: s
     search: def.search ?? [],
     uniques: [],
     reverse: [],
-    timestamps: def.timestamps === false ? false : def.timestamps === 'datetime' ? 'datetime' : 'date',
+    timestamps: def.timestamps === false ? false : def.timestamps === 'datetime' || def.timestamps === 'created' ? 'datetime' : 'date',
+    lastUpdated: def.timestamps !== false && def.timestamps !== 'created',
     tree: def.tree === true,
     writeAliases: new Map(Object.entries(def.write_aliases ?? {})),
     detailActions: new Map(Object.entries(def.detail_actions ?? {}).map(([segment, a]) => [segment, typeof a === 'string' ? { action: a, options: {} } : { action: a.action, options: a.options ?? {} }])),
@@ -237,6 +239,20 @@ function resolveFields(model: ResolvedModel, registry: Registry, file: string): 
       if (f.type !== 'string' || f.array) throw new DefinitionError(file, `${at}/index`, 'a trigram index is for single string fields');
       if (f.secret) throw new DefinitionError(file, `${at}/index`, 'a secret is never searched: it takes no trigram index');
     }
+    if (f.json_schema !== undefined) {
+      if (f.type !== 'json') throw new DefinitionError(file, `${at}/json_schema`, 'json_schema is for json fields');
+      const problem = jsonSchemaProblem(f.json_schema);
+      if (problem) throw new DefinitionError(file, `${at}/json_schema`, problem);
+    }
+    if (f.plain && f.type !== 'choice' && f.type !== 'fk') throw new DefinitionError(file, `${at}/plain`, 'plain is for choice and fk fields');
+    if (f.type === 'image') {
+      if (!f.upload_to) throw new DefinitionError(file, `${at}/upload_to`, 'an image field needs "upload_to": the folder under the media folder its files go in');
+      if (f.array || f.secret || f.default !== undefined || f.default_fn) throw new DefinitionError(file, at, 'an image field holds one uploaded file: no array, secret or default');
+    } else {
+      for (const word of ['upload_to', 'height_field', 'width_field'] as const) {
+        if (f[word] !== undefined) throw new DefinitionError(file, `${at}/${word}`, `${word} is for image fields`);
+      }
+    }
     if (f.names_type) {
       if (f.type !== 'string') throw new DefinitionError(file, `${at}/names_type`, 'names_type is for string fields');
       field.namesType = { having: f.names_type.having as FieldKind | undefined, private: f.names_type.private === true };
@@ -269,7 +285,8 @@ function resolveModelLists(model: ResolvedModel, file: string, registry: Registr
   const known = (name: string) =>
     model.fields.has(name) ||
     (IMPLICIT_FIELDS as readonly string[]).includes(name) ||
-    (model.timestamps !== false && (name === 'created' || name === 'last_updated')) ||
+    (model.timestamps !== false && name === 'created') ||
+    (model.lastUpdated && name === 'last_updated') ||
     (model.tree && name === '_depth') ||
     model.fieldList.some((f) => f.kind === 'generic_fk' && (f.typeColumn === name || f.idColumn === name));
 
@@ -385,6 +402,7 @@ function resolveModelLists(model: ResolvedModel, file: string, registry: Registr
     model.ownerField = owner;
   }
   if (def.owner_may && !def.owner_field) throw new DefinitionError(file, '/owner_may', 'owner_may needs owner_field');
+  if (def.read_only && def.list_actions && Object.keys(def.list_actions).length) throw new DefinitionError(file, '/read_only', 'a read-only model has no list actions');
   def.brief.forEach((name, i) => {
     if (!known(name)) throw new DefinitionError(file, `/brief/${i}`, `unknown field "${name}"`);
   });
@@ -431,6 +449,35 @@ function resolveModelLists(model: ResolvedModel, file: string, registry: Registr
     });
     model.uniques.push({ fields: spec.fields, message: spec.message, nullsDistinct: spec.nulls_distinct !== false, constraint: sqlName(model.table, ...columns, 'uniq'), whenNotNull, caseInsensitive });
   });
+  (def.checks ?? []).forEach((check, i) => checkConditionalCheck(model, file, i, check));
+  for (const [name, spec] of Object.entries(def.filters ?? {})) {
+    if (spec.lookup === 'content_type_id' && !registry.roles.has('content_type')) throw new DefinitionError(file, `/filters/${name}/lookup`, 'content_type_id needs a model with "role": "content_type" (the ids it filters by)');
+    if (spec.empty_matches_all !== undefined && spec.lookup !== 'content_type_id') throw new DefinitionError(file, `/filters/${name}/empty_matches_all`, 'empty_matches_all is for content_type_id filters');
+  }
+  for (const field of model.fieldList) {
+    for (const word of ['height_field', 'width_field'] as const) {
+      const name = field.def[word];
+      const target = name === undefined ? undefined : model.fields.get(name);
+      if (name !== undefined && (!target || (target.kind !== 'integer' && target.kind !== 'positive_integer') || !target.readOnly)) {
+        throw new DefinitionError(file, `/fields/${field.name}/${word}`, `"${name}" is not a read-only integer field of ${model.label} (the image sets it)`);
+      }
+    }
+  }
+}
+
+/** only_when / required_when: the path they name reaches a stored field, and a choice field's values are among its choices. */
+function checkConditionalCheck(model: ResolvedModel, file: string, i: number, check: NonNullable<ModelDefinition['checks']>[number]): void {
+  for (const word of ['only_when', 'required_when'] as const) {
+    const spec = check[word];
+    if (!spec) continue;
+    const [path, values] = Object.entries(spec)[0]!;
+    const route = resolvePath(model, path);
+    if (!route) throw new DefinitionError(file, `/checks/${i}/${word}/${path}`, `"${path}" is not a stored field or a path through foreign keys to one`);
+    const choices = route.field.choices;
+    values.forEach((v, j) => {
+      if (choices && !choices.labels.has(v as ChoiceValue)) throw new DefinitionError(file, `/checks/${i}/${word}/${path}/${j}`, `"${String(v)}" is not in choice set ${choices.name}`);
+    });
+  }
 }
 
 /**
@@ -467,7 +514,7 @@ export function resolvePath(model: ResolvedModel, path: string): { model: Resolv
 
 /** Fields (and kinds) a model must have to play a role, because engine code reads them. */
 const ROLE_CONTRACTS: Record<ModelRole, Record<string, FieldKind[]>> = {
-  tag: { name: ['string'], slug: ['slug'] },
+  tag: { name: ['string'], slug: ['slug'], object_types: ['string'] },
   user: { username: ['string'], password: ['password'], is_active: ['boolean'], is_superuser: ['boolean'] },
   token: { user: ['fk'], key: ['string'], write_enabled: ['boolean'], expires: ['datetime'], last_used: ['datetime'], allowed_ips: ['cidr'] },
   custom_field: { name: ['string'], type: ['choice'], content_types: ['string'], filter_logic: ['choice'] },
@@ -475,6 +522,11 @@ const ROLE_CONTRACTS: Record<ModelRole, Record<string, FieldKind[]>> = {
   session: { key: ['string'], user: ['fk'], csrf_token: ['string'], expires: ['datetime'] },
   login_failure: { username: ['string'], address: ['string'] },
   config_context: { name: ['string'], weight: ['positive_integer', 'integer'], is_active: ['boolean'], data: ['json'] },
+  custom_field_choice_set: { name: ['string'], base_choices: ['choice'], extra_choices: ['json'], order_alphabetically: ['boolean'] },
+  content_type: { app_label: ['string'], model: ['string'] },
+  export_template: { name: ['string'], content_types: ['string'], template_code: ['text'], mime_type: ['string'], file_extension: ['string'], as_attachment: ['boolean'] },
+  saved_filter: { slug: ['slug'], parameters: ['json'], content_types: ['string'], enabled: ['boolean'], shared: ['boolean'], user: ['fk'] },
+  config_template: { name: ['string'], template_code: ['text'], environment_params: ['json'] },
 };
 
 function checkRoleContract(role: ModelRole, model: ResolvedModel, file: string): void {

@@ -8,6 +8,7 @@ import { filterTable } from './filter-table';
 import { orderingOf } from './ordering-param';
 import { searchCondition } from './search-filter';
 import { badStringMessage } from '../validation/string-hygiene';
+import { withSavedFilters } from './saved-filters';
 
 export interface ListPlan {
   conditions: Sql[];
@@ -17,7 +18,7 @@ export interface ListPlan {
 }
 
 /** Query parameters that shape the response rather than filter it. */
-const RESERVED = new Set(['limit', 'offset', 'ordering', 'brief', 'exclude', 'format', 'fields', 'include']);
+const RESERVED = new Set(['limit', 'offset', 'ordering', 'brief', 'exclude', 'format', 'fields', 'include', 'export']);
 const MAX_VALUES = 1000;
 
 /**
@@ -25,7 +26,7 @@ const MAX_VALUES = 1000;
  * different parameters AND, repeated values OR (tags AND). Unknown parameters are ignored, as NetBox
  * does; a known filter with a bad value is a 400 naming the parameter.
  */
-export async function compileListQuery(db: Knex | Knex.Transaction, registry: Registry, model: ResolvedModel, query: URLSearchParams): Promise<ListPlan> {
+export async function compileListQuery(db: Knex | Knex.Transaction, registry: Registry, model: ResolvedModel, query: URLSearchParams, caller: { userId: number | null } = { userId: null }): Promise<ListPlan> {
   const errors = new FilterErrors();
   const checks: ExistenceCheck[] = [];
   const ctx = { db, registry, errors, checks };
@@ -39,6 +40,8 @@ export async function compileListQuery(db: Knex | Knex.Transaction, registry: Re
     if (!list) grouped.set(key, (list = []));
     list.push(value);
   }
+  // ?filter= and ?filter_id= bring saved parameters in (one statement, only when named).
+  await withSavedFilters(db, registry, model, grouped, caller.userId, errors);
   for (const [param, values] of grouped) {
     if (values.length > MAX_VALUES) {
       errors.add(param, `Too many values (at most ${MAX_VALUES}).`);

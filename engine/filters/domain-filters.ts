@@ -7,6 +7,7 @@ import { fkFilters, genericFilters, m2mFilters, resolveTargets } from './relatio
 import { fieldFilters } from './filter-table';
 import { resolvePath, type FilterPath } from './filter-paths';
 import { availableOnFilter } from './available-on';
+import { CONTENT_TYPE_ID_LOOKUPS, contentTypeIdFilter } from './content-type-filter';
 
 /**
  * Named lookups a definition's "filters" may use. Each is one SQL shape over the field's column,
@@ -137,6 +138,14 @@ function onePath(model: ResolvedModel, name: string, spec: Filter, path: string)
       return spec.lookup === 'generic_type'
         ? throughPath(named((col) => genericFilters(f, { type: col, id: col })[0], 'no type filter'), route, f.typeColumn)
         : throughPath(named((col) => genericFilters(f, { type: col, id: col })[1], 'no id filter'), route, f.idColumn);
+    }
+    case 'content_type_id': {
+      // A type label list or value (names_type), or a generic relation's type: the content types it names, by id.
+      const col = f.kind === 'generic_fk' && !route.narrowed ? f.typeColumn : f.namesType ? f.column : null;
+      if (!col) throw new Error(`${model.label}: filter ${name}: ${path} is neither a generic relation nor a field naming types`);
+      const extra = spec.lookups ?? [];
+      if (extra.some((l) => !(CONTENT_TYPE_ID_LOOKUPS as readonly string[]).includes(l))) throw new Error(`${model.label}: filter ${name}: content_type_id takes ${CONTENT_TYPE_ID_LOOKUPS.join(', ')} besides exact and n`);
+      return throughPath(named((c) => contentTypeIdFilter(name, c, f, extra, spec.empty_matches_all === true), 'no content type filter'), route, col);
     }
     case 'field': {
       if (!f.column) throw new Error(`${model.label}: filter ${name} needs a stored field at ${path}`);

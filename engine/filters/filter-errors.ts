@@ -10,6 +10,10 @@ export class FilterErrors {
     addError(this.errors, param, message);
   }
 
+  has(param: string): boolean {
+    return Object.prototype.hasOwnProperty.call(this.errors, param);
+  }
+
   throwIfAny(): void {
     if (Object.keys(this.errors).length) throw new HttpError(400, this.errors);
   }

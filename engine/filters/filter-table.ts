@@ -151,8 +151,8 @@ export function filterTable(model: ResolvedModel): FilterTable {
     add(model.timestamps === 'date'
       ? columnFilter('created', sql`("t"."created" AT TIME ZONE 'UTC')::date`, 'date', ORDERED_LOOKUPS, 'date')
       : columnFilter('created', column('t', 'created'), 'datetime', ORDERED_LOOKUPS, 'timestamptz'));
-    add(columnFilter('last_updated', column('t', 'last_updated'), 'datetime', ORDERED_LOOKUPS, 'timestamptz'));
   }
+  if (model.lastUpdated) add(columnFilter('last_updated', column('t', 'last_updated'), 'datetime', ORDERED_LOOKUPS, 'timestamptz'));
   for (const field of model.fieldList) for (const f of fieldFilters(model, field)) add(f);
   for (const f of domainFilters(model)) add(f);
   tables.set(model, table);

@@ -31,7 +31,7 @@ export function appViewPaths(registry: Registry): { paths: Paths; schemas: Recor
     for (const [segment, v] of app.views) {
       const view = appView(v.view);
       if (!view) continue;
-      const doc = view.doc(app, segment);
+      const doc = view.doc(app, segment, v.options);
       Object.assign(paths, doc.paths);
       Object.assign(schemas, doc.schemas);
     }

@@ -101,7 +101,8 @@ export function filterParameters(registry: Registry, model: ResolvedModel): Json
 /** Fields a list can be ordered by (stored columns, relations, computed SQL), for the ordering parameter's description. */
 function orderableFields(model: ResolvedModel): string[] {
   const out = ['id'];
-  if (model.timestamps !== false) out.push('created', 'last_updated');
+  if (model.timestamps !== false) out.push('created');
+  if (model.lastUpdated) out.push('last_updated');
   for (const f of model.fieldList) if (orderable(model, f.name)) out.push(f.name);
   return [...new Set(out)];
 }

@@ -1,9 +1,24 @@
 import type { Registry, ResolvedModel } from '../definitions/registry-types';
-import type { JsonSchema } from '../validation/request-schema';
+import { requestSchema, type JsonSchema } from '../validation/request-schema';
 import { modelPaths, modelSchemaNames, operationPrefix, responseRef, schemaRef } from './component-names';
 import { detailParameters, listParameters } from './list-parameters';
+import { fileFields } from '../storage/stored-files';
 
 const json = (schema: JsonSchema) => ({ 'application/json': { schema } });
+
+/**
+ * A model with image fields also takes one object as a multipart/form-data form: its fields as form
+ * fields, each image as a file part (required on create and PUT).
+ */
+function withForm(model: ResolvedModel, content: Record<string, unknown>, mode: 'create' | 'partial'): Record<string, unknown> {
+  const files = fileFields(model);
+  if (!files.length) return content;
+  const schema = requestSchema(model, mode);
+  const properties = { ...(schema.properties as Record<string, JsonSchema>) };
+  for (const f of files) properties[f.name] = { type: 'string', format: 'binary', description: 'The image file (PNG, JPEG, GIF or WebP).' };
+  const required = mode === 'create' ? [...((schema.required as string[] | undefined) ?? []), ...files.filter((f) => f.required).map((f) => f.name)] : [];
+  return { ...content, 'multipart/form-data': { schema: { type: 'object', properties, ...(required.length ? { required } : {}) } } };
+}
 const arrayOf = (name: string, minItems = 1): JsonSchema => ({ type: 'array', items: schemaRef(name), minItems });
 const body = (schema: JsonSchema, description: string) => ({ required: true, description, content: json(schema) });
 const ok = (description: string, schema: JsonSchema) => ({ description, content: json(schema) });
@@ -28,6 +43,13 @@ const idParameter = (model: ResolvedModel) => ({
  * and the detail (GET, PUT, PATCH, DELETE), with NetBox's operationIds (dcim_sites_list ...).
  */
 export function modelPathItems(registry: Registry, model: ResolvedModel): Record<string, Record<string, unknown>> {
+  const items = allPathItems(registry, model);
+  if (!model.def.read_only) return items;
+  // A read-only type (content types) answers GET only: its writes are not documented, as they are not served.
+  return Object.fromEntries(Object.entries(items).map(([p, item]) => [p, Object.fromEntries(Object.entries(item).filter(([k]) => k === 'get' || k === 'parameters'))]));
+}
+
+function allPathItems(registry: Registry, model: ResolvedModel): Record<string, Record<string, unknown>> {
   const n = modelSchemaNames(model);
   const op = operationPrefix(model);
   const tags = [model.app];
@@ -56,7 +78,7 @@ export function modelPathItems(registry: Registry, model: ResolvedModel): Record
         tags,
         summary: `Create one or more ${many}`,
         description: `One object creates one ${one} (answered with it and a Location header); a list creates several in one transaction, answered in request order. Related objects are given by id or by an object of attributes that identifies exactly one.${about}`,
-        requestBody: body({ oneOf: [schemaRef(n.create), arrayOf(n.create)] }, `${capitalA} ${one}, or a list of them.`),
+        requestBody: { ...body({ oneOf: [schemaRef(n.create), arrayOf(n.create)] }, `${capitalA} ${one}, or a list of them.`), content: withForm(model, json({ oneOf: [schemaRef(n.create), arrayOf(n.create)] }), 'create') },
         responses: {
           201: ok(`The created ${one}, or the list of created ${many}.`, { oneOf: [schemaRef(n.full), arrayOf(n.full, 0)] }),
           ...errors('400', '403', '413', '415'),
@@ -102,7 +124,7 @@ export function modelPathItems(registry: Registry, model: ResolvedModel): Record
         tags,
         summary: `Replace ${a} ${one}`,
         description: `All required fields must be sent; a field left out keeps its value unless it can be reset.`,
-        requestBody: body(schemaRef(n.create), `The ${one}.`),
+        requestBody: { ...body(schemaRef(n.create), `The ${one}.`), content: withForm(model, json(schemaRef(n.create)), 'create') },
         responses: { 200: ok(`The updated ${one}.`, schemaRef(n.full)), ...errors('400', '403', '404', '413', '415') },
       },
       patch: {
@@ -110,7 +132,7 @@ export function modelPathItems(registry: Registry, model: ResolvedModel): Record
         tags,
         summary: `Update fields of ${a} ${one}`,
         description: 'Only the fields to change are sent.',
-        requestBody: body(schemaRef(n.partial), `The fields of the ${one} to change.`),
+        requestBody: { ...body(schemaRef(n.partial), `The fields of the ${one} to change.`), content: withForm(model, json(schemaRef(n.partial)), 'partial') },
         responses: { 200: ok(`The updated ${one}.`, schemaRef(n.full)), ...errors('400', '403', '404', '413', '415') },
       },
       delete: {

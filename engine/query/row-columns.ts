@@ -44,7 +44,7 @@ export function rowSelectList(model: ResolvedModel, alias: string): Sql {
   if (model.timestamps !== false) {
     const created = column(alias, 'created');
     cols.push(model.timestamps === 'date' ? sql`to_char(${created} AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS "created"` : sql`${iso(created)} AS "created"`);
-    cols.push(sql`${iso(column(alias, 'last_updated'))} AS "last_updated"`);
   }
+  if (model.lastUpdated) cols.push(sql`${iso(column(alias, 'last_updated'))} AS "last_updated"`);
   return join(cols);
 }

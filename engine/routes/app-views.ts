@@ -1,10 +1,12 @@
 import type { Request, Response } from 'express';
-import type { Application } from '../definitions/registry-types';
+import type { Application, Registry } from '../definitions/registry-types';
 import type { AppViewName } from '../definitions/named-functions';
 import type { JsonSchema } from '../validation/request-schema';
 import type { CallContext } from './api-context';
 import { methodNotAllowed, notAuthenticated, notFound, permissionDenied } from '../errors/http-error';
 import { sendJson } from './respond';
+import { ownPreferences, ownRecord } from './own-records';
+import { DefinitionError } from '../definitions/definition-error';
 
 /**
  * An endpoint of an application that is not an object type (/api/<app>/<segment>/...), named in
@@ -12,9 +14,11 @@ import { sendJson } from './respond';
  * `rest` holds the path segments after the view's own (a content type's id).
  */
 export interface AppView {
-  handle(ctx: CallContext, req: Request, res: Response, where: { app: Application; segment: string; rest: string[] }): Promise<void>;
+  /** What is wrong with the options applications.json gives it (a model they name is missing...), or null. */
+  check?(registry: Registry, options: Record<string, unknown>): string | null;
+  handle(ctx: CallContext, req: Request, res: Response, where: { app: Application; segment: string; rest: string[]; options: Record<string, unknown> }): Promise<void>;
   /** Its OpenAPI path items, by path, and the component schemas they refer to. */
-  doc(app: Application, segment: string): { paths: Record<string, Record<string, unknown>>; schemas: Record<string, JsonSchema> };
+  doc(app: Application, segment: string, options: Record<string, unknown>): { paths: Record<string, Record<string, unknown>>; schemas: Record<string, JsonSchema> };
 }
 
 /**
@@ -64,8 +68,18 @@ const installedPlugins: AppView = {
   },
 };
 
-const VIEWS: Record<AppViewName, AppView> = { installed_plugins: installedPlugins };
+const VIEWS: Record<AppViewName, AppView> = { installed_plugins: installedPlugins, own_record: ownRecord, own_preferences: ownPreferences };
 
 export function appView(name: string): AppView | undefined {
   return Object.hasOwn(VIEWS, name) ? VIEWS[name as AppViewName] : undefined;
+}
+
+/** Every view applications.json names accepts its options; else startup stops at the view. */
+export function checkAppViews(registry: Registry, file: string): void {
+  for (const app of registry.applications) {
+    for (const [segment, use] of app.views) {
+      const problem = appView(use.view)?.check?.(registry, use.options);
+      if (problem) throw new DefinitionError(file, `/applications/${app.name}/views/${segment}/options`, problem);
+    }
+  }
 }

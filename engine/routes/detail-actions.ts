@@ -4,6 +4,9 @@ import type { DetailActionUse, Registry, ResolvedModel } from '../definitions/re
 import { DefinitionError } from '../definitions/definition-error';
 import type { JsonSchema } from '../validation/request-schema';
 import type { CallContext } from './api-context';
+import { choicesAction } from './actions/choices';
+import { renderTemplateAction } from './actions/render-template';
+import { renderConfigAction } from './actions/render-config';
 
 /**
  * An endpoint under each object's detail path (/api/<app>/<path>/<id>/<segment>/), named by a definition's
@@ -30,8 +33,12 @@ export interface DetailAction {
   doc(model: ResolvedModel, use: DetailActionUse & { segment: string; operationId: string }): { pathItem: Record<string, unknown>; schemas: Record<string, JsonSchema> };
 }
 
-/** Every named detail action. */
-const ACTIONS: Record<string, DetailAction> = {};
+/** Every named detail action (each in engine/routes/actions/). */
+const ACTIONS: Record<string, DetailAction> = {
+  choices: choicesAction,
+  render_template: renderTemplateAction,
+  render_config: renderConfigAction,
+};
 
 export function detailAction(name: string): DetailAction | undefined {
   return Object.hasOwn(ACTIONS, name) ? ACTIONS[name] : undefined;

@@ -8,6 +8,8 @@ import { bulkDeleteIds, bulkUpdate, createObjects, deleteByIds, updateObject, ty
 import { parseJsonBody } from './json-body';
 import { sendJson, sendJsonText } from './respond';
 import { optionsFor } from './options-metadata';
+import { exportList } from './export-list';
+import { discardUploads, writeBody } from './uploads';
 import type { Action } from '../auth/permissions';
 import type { Sql } from '../sql/fragment';
 import { csrfMatches, CSRF_HEADER } from '../auth/sessions';
@@ -27,7 +29,7 @@ async function allowedScope(ctx: CallContext, model: ResolvedModel, action: Acti
 }
 
 /** Unsafe methods need credentials that may write: a write-enabled token, or a session with its CSRF token. */
-function checkWrite(ctx: CallContext, req: Request): void {
+export function checkWrite(ctx: CallContext, req: Request): void {
   const p = ctx.principal;
   if (!p) throw notAuthenticated();
   if (p.tokenId === null && !csrfMatches(p.csrfToken, req.headers[CSRF_HEADER])) {
@@ -47,22 +49,36 @@ async function writeScopes(ctx: CallContext, model: ResolvedModel, action: Actio
   return { view: viewScope.allowed ? viewScope.conditions : null, act };
 }
 
+/** A read-only model (content types) answers GET, HEAD and OPTIONS only, as NetBox's read-only viewsets. */
+function allowedMethods(model: ResolvedModel, methods: string[]): string[] {
+  return model.def.read_only ? methods.filter((m) => SAFE.has(m)) : methods;
+}
+
 export async function handleList(ctx: CallContext, req: Request, res: Response, model: ResolvedModel, fullUrl: string): Promise<void> {
   const method = req.method;
-  if (!LIST_METHODS.includes(method)) throw methodNotAllowed(method, LIST_METHODS);
+  const allowed = allowedMethods(model, LIST_METHODS);
+  if (!allowed.includes(method)) throw methodNotAllowed(method, allowed);
   if (!SAFE.has(method)) checkWrite(ctx, req);
   switch (method) {
     case 'GET':
-    case 'HEAD':
-      return sendJsonText(req, res, 200, await listObjects(ctx, model, fullUrl, await allowedScope(ctx, model, 'view')));
+    case 'HEAD': {
+      const scope = await allowedScope(ctx, model, 'view');
+      const exporting = ctx.query.get('export');
+      if (exporting !== null) return exportList(ctx, res, model, exporting, scope);
+      return sendJsonText(req, res, 200, await listObjects(ctx, model, fullUrl, scope));
+    }
     case 'OPTIONS':
       if (!ctx.principal && ctx.config.loginRequired) throw notAuthenticated();
       return sendJson(req, res, 200, await optionsFor(ctx, model, true));
     case 'POST': {
       const scope = await allowedScope(ctx, model, 'add');
-      const body = await bodyOf(ctx, req, res);
+      const { body, files } = await writeBody(ctx, req, res, model);
       if (body === undefined) throw new HttpError(400, { non_field_errors: ['No data provided'] });
-      const out = await createObjects(ctx, model, body, scope);
+      const out = await createObjects(ctx, model, body, scope, files).catch(async (e: unknown) => {
+        // Nothing was written: the files stored for the object go too.
+        await discardUploads(ctx, files);
+        throw e;
+      });
       if (out.location) res.setHeader('Location', out.location);
       return sendJsonText(req, res, 201, out.body);
     }
@@ -84,7 +100,8 @@ export async function handleList(ctx: CallContext, req: Request, res: Response, 
 
 export async function handleDetail(ctx: CallContext, req: Request, res: Response, model: ResolvedModel, id: number): Promise<void> {
   const method = req.method;
-  if (!DETAIL_METHODS.includes(method)) throw methodNotAllowed(method, DETAIL_METHODS);
+  const allowed = allowedMethods(model, DETAIL_METHODS);
+  if (!allowed.includes(method)) throw methodNotAllowed(method, allowed);
   if (!SAFE.has(method)) checkWrite(ctx, req);
   switch (method) {
     case 'GET':
@@ -96,8 +113,12 @@ export async function handleDetail(ctx: CallContext, req: Request, res: Response
     case 'PUT':
     case 'PATCH': {
       const scopes = await writeScopes(ctx, model, 'change');
-      const body = await bodyOf(ctx, req, res);
-      return sendJsonText(req, res, 200, await updateObject(ctx, model, id, body === undefined ? {} : body, method === 'PUT' ? 'put' : 'patch', scopes));
+      const { body, files } = await writeBody(ctx, req, res, model);
+      const text = await updateObject(ctx, model, id, body === undefined ? {} : body, method === 'PUT' ? 'put' : 'patch', scopes, files).catch(async (e: unknown) => {
+        await discardUploads(ctx, files);
+        throw e;
+      });
+      return sendJsonText(req, res, 200, text);
     }
     case 'DELETE':
       await deleteByIds(ctx, model, [id], true, await writeScopes(ctx, model, 'delete'));

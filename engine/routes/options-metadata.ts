@@ -17,6 +17,7 @@ function typeOf(f: ResolvedField): string {
     case 'fk': case 'generic_fk': return 'field';
     case 'm2m': case 'tags': return 'list';
     case 'json': case 'custom_fields': return 'json';
+    case 'image': return 'image upload';
     default: return 'field';
   }
 }

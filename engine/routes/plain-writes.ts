@@ -4,16 +4,18 @@ import type { CustomFieldDef } from '../validation/custom-field-values';
 import { compileChecks } from '../validation/definition-checks';
 import { hasWriteHooks } from '../storage/role-hooks';
 import { fitsRowSet } from '../storage/write-row-sets';
+import { fileFields } from '../storage/stored-files';
 
 /**
  * Plain writes: those that come down to writing the objects' own rows, which the engine can write
  * set-based (many objects, one statement) or answer in the same statement (one object). Links, child
- * rows, tree parents, named validators and role hooks each need statements of their own.
+ * rows, tree parents, named validators and role hooks each need statements of their own, and so do
+ * stored files (the files a row stops naming are noted before it changes).
  */
 
 /** Whether the model's writes can ever be plain. */
 export function modelWritesPlainly(model: ResolvedModel): boolean {
-  return !model.tree && !hasWriteHooks(model);
+  return !model.tree && !hasWriteHooks(model) && !fileFields(model).length;
 }
 
 /** Whether one prepared object's write only writes its own row's columns. */

@@ -27,7 +27,7 @@ export function omitOf(query: URLSearchParams): Set<string> {
  */
 export async function listObjects(ctx: CallContext, model: ResolvedModel, fullUrl: string, scope: Sql[]): Promise<string> {
   const page = pageOf(ctx.config, ctx.query);
-  const plan = await compileListQuery(ctx.knex, ctx.registry, model, ctx.query);
+  const plan = await compileListQuery(ctx.knex, ctx.registry, model, ctx.query, { userId: ctx.principal?.userId ?? null });
   const conditions = [...scope, ...plan.conditions];
   const checks = plan.checks.map((c) => c.firstMissing);
   const statement = listStatement(ctx.registry, {

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { ResolvedModel } from '../definitions/registry-types';
-import { prepareWrite, type Prepared, type PreparedWrite, type WriteMode } from '../validation/prepare-write';
+import { prepareWrite, type Prepared, type PreparedWrite, type StoredUpload, type WriteMode } from '../validation/prepare-write';
+import { noteFilesLeft, removeFiles, takeFilesLeft } from '../storage/stored-files';
 import { insertRowSet, updateRowSet } from '../storage/write-row-sets';
 import { modelWritesPlainly, writesOnlyRow } from './plain-writes';
 import { createInOneStatement, updateInOneStatement } from './one-statement-writes';
@@ -209,18 +210,22 @@ async function answer(ctx: CallContext, trx: Trx, model: ResolvedModel, ids: num
   return written.body;
 }
 
-/** POST one object (201 + Location) or an array of objects (201, answered in request order); each must fall within the add constraints. */
-export async function createObjects(ctx: CallContext, model: ResolvedModel, body: unknown, addScope: Sql[]): Promise<{ body: string; location?: string }> {
+/**
+ * POST one object (201 + Location) or an array of objects (201, answered in request order); each must fall
+ * within the add constraints. `files`: images uploaded with a single object, already stored (the caller
+ * removes them if this throws).
+ */
+export async function createObjects(ctx: CallContext, model: ResolvedModel, body: unknown, addScope: Sql[], files?: ReadonlyMap<string, StoredUpload>): Promise<{ body: string; location?: string }> {
   const many = Array.isArray(body);
   const items = many ? (body as unknown[]) : [body];
   if (many && !items.length) throw new HttpError(400, { non_field_errors: ['Expected a list of items but got an empty list.'] });
   checkBulkSize(ctx, items.length);
-  if (!many && !addScope.length) {
+  if (!many && !addScope.length && !files?.size) {
     const done = await createInOneStatement(ctx, model, withOwner(ctx, model, body));
     if (done) return { body: done.body, location: objectUrl(ctx.origin, model, done.id) };
   }
   return inTransaction(ctx, async (trx, careful) => {
-    const results = await writeAll(ctx, trx, model, items.map((item) => ({ item: withOwner(ctx, model, item), mode: 'create' as const })), many, careful);
+    const results = await writeAll(ctx, trx, model, items.map((item) => ({ item: withOwner(ctx, model, item), mode: 'create' as const })), many, careful, files);
     await requireWithin(trx, model, results, addScope);
     await afterWrite(trx, ctx.registry, model, results);
     // The response that creates an object shows its secrets (a new token's key), whatever ALLOW_TOKEN_RETRIEVAL says.
@@ -244,11 +249,11 @@ const YIELD_EVERY = 200;
  * serializers validate a whole list before saving); a bulk request whose elements are all valid and
  * plain is then written set-based, unless `careful` (an earlier attempt's set was refused).
  */
-async function writeAll(ctx: CallContext, trx: Trx, model: ResolvedModel, work: Array<{ item: unknown; mode: WriteMode; id?: number }>, many: boolean, careful = false): Promise<number[]> {
+async function writeAll(ctx: CallContext, trx: Trx, model: ResolvedModel, work: Array<{ item: unknown; mode: WriteMode; id?: number }>, many: boolean, careful = false, files?: ReadonlyMap<string, StoredUpload>): Promise<number[]> {
   const prepared: Prepared[] = [];
   for (const [i, w] of work.entries()) {
     if (i && i % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
-    prepared.push(await prepareWrite(trx, ctx.registry, model, w.item, w.mode, { strictFields: ctx.config.rejectUnknownFields, id: w.id }));
+    prepared.push(await prepareWrite(trx, ctx.registry, model, w.item, w.mode, { strictFields: ctx.config.rejectUnknownFields, id: w.id, files }));
   }
   const writes = prepared.flatMap((p) => (p.ok ? [p.write] : []));
   if (many && !careful && writes.length === work.length && writes.length > 1 && fitsSetWrite(model, writes, work[0]!.id === undefined)) {
@@ -273,19 +278,29 @@ async function writeAll(ctx: CallContext, trx: Trx, model: ResolvedModel, work: 
   return ids;
 }
 
-/** PUT or PATCH on a detail endpoint: the object must be within the change constraints before and after. */
-export async function updateObject(ctx: CallContext, model: ResolvedModel, id: number, body: unknown, mode: WriteMode, scopes: WriteScopes): Promise<string> {
-  if (!scopes.act.length && scopes.view !== null) {
+/**
+ * PUT or PATCH on a detail endpoint: the object must be within the change constraints before and after.
+ * `files`: images uploaded with the change, already stored (the caller removes them if this throws); the
+ * files they replace are removed once the change has committed.
+ */
+export async function updateObject(ctx: CallContext, model: ResolvedModel, id: number, body: unknown, mode: WriteMode, scopes: WriteScopes, files?: ReadonlyMap<string, StoredUpload>): Promise<string> {
+  if (!scopes.act.length && scopes.view !== null && !files?.size) {
     const done = await updateInOneStatement(ctx, model, id, body, mode, scopes.view);
     if (done !== null) return done;
   }
-  return inTransaction(ctx, async (trx) => {
+  let replaced: string[] = [];
+  const text = await inTransaction(ctx, async (trx) => {
     await requireTargets(ctx, trx, model, [id], scopes, true);
-    await writeAll(ctx, trx, model, [{ item: body, mode, id }], false);
+    if (files?.size) await noteFilesLeft(trx, model, [id]);
+    await writeAll(ctx, trx, model, [{ item: body, mode, id }], false, false, files);
     await requireWithin(trx, model, [id], scopes.act);
     await afterWrite(trx, ctx.registry, model, [id]);
-    return answer(ctx, trx, model, [id], true);
+    const out = await answer(ctx, trx, model, [id], true);
+    replaced = takeFilesLeft(trx);
+    return out;
   });
+  await removeFiles(ctx.config.mediaRoot, replaced);
+  return text;
 }
 
 function bulkIds(body: unknown): { ids: number[]; items: Array<Record<string, unknown>> } {
@@ -332,6 +347,8 @@ export async function bulkUpdate(ctx: CallContext, model: ResolvedModel, body: u
 /** DELETE of objects (one, or a list of {id}); 409 naming the dependents when a protecting relation blocks it. */
 export async function deleteByIds(ctx: CallContext, model: ResolvedModel, ids: number[], single: boolean, scopes: WriteScopes): Promise<void> {
   if (!ids.length) return;
+  // The files the deleted rows (and those deleted with them) named: removed once the delete has committed.
+  let files: string[] = [];
   try {
     await inTransaction(ctx, async (trx) => {
       await requireTargets(ctx, trx, model, ids, scopes, single);
@@ -343,6 +360,7 @@ export async function deleteByIds(ctx: CallContext, model: ResolvedModel, ids: n
         const gone = new Set(deleted);
         throw new ValidationError(ids.map((id): FieldErrors => (gone.has(id) ? {} : { id: [`Object with id ${id} does not exist.`] })));
       }
+      files = takeFilesLeft(trx);
     });
   } catch (e) {
     if (e instanceof GenericProtectedError) throw await refusedDelete(ctx, ctx.knex, e.ids.map((id) => ({ model: e.model, id })));
@@ -354,6 +372,7 @@ export async function deleteByIds(ctx: CallContext, model: ResolvedModel, ids: n
     }
     throw e;
   }
+  await removeFiles(ctx.config.mediaRoot, files);
 }
 
 export function bulkDeleteIds(ctx: CallContext, body: unknown): number[] {

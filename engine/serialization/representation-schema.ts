@@ -46,10 +46,8 @@ export function representationSchema(model: ResolvedModel, form: Form, ref: (m: 
     }
     properties[name] = fieldSchema(f, form, ref);
   }
-  if (form === 'full' && model.timestamps !== false) {
-    properties.created = implicit.created!;
-    properties.last_updated = implicit.last_updated!;
-  }
+  if (form === 'full' && model.timestamps !== false) properties.created = implicit.created!;
+  if (form === 'full' && model.lastUpdated) properties.last_updated = implicit.last_updated!;
   // A secret (a token's key) is left out unless the configuration reveals it (ALLOW_TOKEN_RETRIEVAL): not required.
   const required = Object.keys(properties).filter((name) => !model.fields.get(name)?.def.secret);
   return { type: 'object', title: representationName(model, form), additionalProperties: false, required, properties };
@@ -64,6 +62,7 @@ function scalar(f: ResolvedField): JsonSchema {
     case 'datetime': return { type: 'string', format: 'date-time' };
     case 'json': return {};
     case 'custom_fields': return { type: 'object' };
+    case 'image': return { type: 'string', format: 'uri' };
     default: return { type: 'string' };
   }
 }
@@ -100,7 +99,7 @@ function fieldSchema(f: ResolvedField, form: Form, ref: (m: ResolvedModel) => st
       : { $ref: ref(f.countOf.model) };
     return f.def.single ? nullable(one) : { type: 'array', items: one };
   }
-  if (f.kind === 'fk') return nullable({ $ref: ref(f.target) });
+  if (f.kind === 'fk') return nullable(f.def.plain ? { type: 'integer' } : { $ref: ref(f.target) });
   if (f.kind === 'tags' || f.kind === 'm2m') return { type: 'array', items: { $ref: ref(f.target) } };
   if (f.kind === 'generic_fk') return nullable({ type: 'object', properties: { id: { type: 'integer' }, url: { type: 'string' }, display: { type: 'string' } }, required: ['id', 'url', 'display'] });
   if (f.choices) {
@@ -115,5 +114,6 @@ function fieldSchema(f: ResolvedField, form: Form, ref: (m: ResolvedModel) => st
   if (f.kind === 'net_count') return { type: 'integer' };
   let s = scalar(f);
   if (f.array) s = { type: 'array', items: s };
-  return f.nullable || f.kind === 'json' ? (Object.keys(s).length ? nullable(s) : s) : s;
+  // An image is null until a file is stored (its URL otherwise).
+  return f.nullable || f.kind === 'json' || f.kind === 'image' ? (Object.keys(s).length ? nullable(s) : s) : s;
 }

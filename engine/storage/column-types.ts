@@ -20,6 +20,10 @@ export function sqlTypeOf(field: ResolvedField): string {
     case 'password':
       base = 'varchar(128)';
       break;
+    case 'image':
+      // The file's name under the media folder (Django's FileField: varchar(100)).
+      base = `varchar(${f.max_length ?? 100})`;
+      break;
     case 'integer':
     case 'positive_integer':
       base = (f.max ?? 0) > INT32_MAX || (f.min ?? 0) < -INT32_MAX ? 'bigint' : 'integer';

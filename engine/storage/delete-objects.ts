@@ -5,6 +5,7 @@ import { runRows } from '../query/statements/run';
 import { rowSelectList, type Row } from '../query/row-columns';
 import { deleteRows } from './write-rows';
 import { MAX_TREE_DEPTH } from '../query/tree-walk';
+import { fileFields, noteFilesLeft } from './stored-files';
 
 type Db = Knex | Knex.Transaction;
 
@@ -56,11 +57,14 @@ export async function deleteObjects(db: Db, registry: Registry, model: ResolvedM
   return deleteRows(db, model, locked);
 }
 
-/** Whether deleting this model's rows (and what the database cascades to) can leave generic references behind. */
+/**
+ * Whether deleting this model's rows (and what the database cascades to) can leave generic references
+ * behind, or rows whose stored files must go with them.
+ */
 function reachesGeneric(registry: Registry, model: ResolvedModel, seen = new Set<ResolvedModel>()): boolean {
   if (seen.has(model)) return false;
   seen.add(model);
-  if (genericDependents(registry, model).length) return true;
+  if (genericDependents(registry, model).length || fileFields(model).length) return true;
   return model.reverse.some((rel) => rel.def.on_delete === 'cascade' && reachesGeneric(registry, rel.model, seen));
 }
 
@@ -77,6 +81,8 @@ async function releaseGenericDependents(db: Db, registry: Registry, model: Resol
     const self = rel.model === model;
     const children = (await lockRows(db, rel.model, rel.column, ids)).filter((id) => !self || !seen.has(id));
     if (self) for (const id of children) seen.add(id);
+    // The database deletes these rows itself: the files they name are noted now, to go after the commit.
+    await noteFilesLeft(db, rel.model, children);
     await releaseGenericDependents(db, registry, rel.model, children, depth + 1, self ? seen : new Set(children));
   }
   for (const f of genericDependents(registry, model)) {

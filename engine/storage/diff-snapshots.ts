@@ -27,10 +27,12 @@ export type SchemaChange =
   | { kind: 'create_routine'; name: string; spec: RoutineSpec }
   | { kind: 'drop_routine'; name: string; spec: RoutineSpec }
   | { kind: 'create_extension'; name: string }
-  | { kind: 'drop_extension'; name: string };
+  | { kind: 'drop_extension'; name: string }
+  | { kind: 'add_content_type'; table: string; label: string }
+  | { kind: 'remove_content_type'; table: string; label: string };
 
 /** The changes that touch a table (every kind but routines and extensions). */
-export type TableChange = Exclude<SchemaChange, { kind: 'create_routine' | 'drop_routine' | 'create_extension' | 'drop_extension' }>;
+export type TableChange = Exclude<SchemaChange, { kind: 'create_routine' | 'drop_routine' | 'create_extension' | 'drop_extension' | 'add_content_type' | 'remove_content_type' }>;
 
 /** A column whose type, nullability, default or identity changed (any of them, one or several). */
 export interface AlterColumn {
@@ -86,6 +88,8 @@ export function diffSnapshots(prev: StorageSnapshot, next: StorageSnapshot): Sch
   for (const name of nextExtensions) if (!prevExtensions.includes(name)) changes.push({ kind: 'create_extension', name });
   // Routines do not depend on tables, and no column default or index uses them, so they can go first and come last.
   for (const name of routines.removed) changes.push({ kind: 'drop_routine', name, spec: prev.routines![name]! });
+  const types = compareContentTypes(prev, next);
+  changes.push(...types.removed);
   for (const fk of sortNamed(fks.removed)) changes.push({ kind: 'drop_foreign_key', ...fk });
   const droppedConstraints: TableChange[] = [
     ...uniques.removed.map((u): TableChange => ({ kind: 'drop_unique', ...u })),
@@ -113,7 +117,24 @@ export function diffSnapshots(prev: StorageSnapshot, next: StorageSnapshot): Sch
   for (const fk of sortNamed(fks.added)) changes.push({ kind: 'add_foreign_key', ...fk });
   for (const name of routines.added) changes.push({ kind: 'create_routine', name, spec: next.routines![name]! });
   for (const name of prevExtensions) if (!nextExtensions.includes(name)) changes.push({ kind: 'drop_extension', name });
+  changes.push(...types.added);
   return changes;
+}
+
+/**
+ * Content-type rows to delete (types gone; first, while their table exists) and to insert (new types;
+ * last, once their table exists), each in label order so that ids follow it.
+ */
+function compareContentTypes(prev: StorageSnapshot, next: StorageSnapshot): { removed: SchemaChange[]; added: SchemaChange[] } {
+  const before = prev.contentTypes;
+  const after = next.contentTypes;
+  // Rows of a table that stays: a table that goes (or a new one) takes its rows with it.
+  const kept = before && after && before.table === after.table && after.table in prev.tables ? before.labels : [];
+  const removed: SchemaChange[] = before && after && before.table === after.table
+    ? [...before.labels].sort().filter((l) => !after.labels.includes(l)).map((label) => ({ kind: 'remove_content_type', table: after.table, label }))
+    : [];
+  const added: SchemaChange[] = after ? [...after.labels].sort().filter((l) => !kept.includes(l)).map((label) => ({ kind: 'add_content_type', table: after.table, label })) : [];
+  return { removed, added };
 }
 
 /** Routine names to drop and to create, sorted; a changed routine is in both. */

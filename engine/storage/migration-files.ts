@@ -156,6 +156,8 @@ export function makeMigrationName(changes: readonly SchemaChange[], isFirst: boo
         break;
       case 'create_extension':
       case 'drop_extension':
+      case 'add_content_type':
+      case 'remove_content_type':
         break;
       default: {
         if (wholeTables.has(c.table)) break;
@@ -175,5 +177,6 @@ export function makeMigrationName(changes: readonly SchemaChange[], isFirst: boo
 function constraintKey(c: SchemaChange): string {
   if (c.kind === 'create_routine' || c.kind === 'drop_routine') return `routine.${c.name}`;
   if (c.kind === 'create_extension' || c.kind === 'drop_extension') return `extension.${c.name}`;
+  if (c.kind === 'add_content_type' || c.kind === 'remove_content_type') return `content_type.${c.label}`;
   return 'name' in c ? `${c.table}.${c.name}` : '';
 }

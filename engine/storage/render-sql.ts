@@ -53,7 +53,25 @@ function renderChange(c: SchemaChange): string[] {
       return [`CREATE EXTENSION IF NOT EXISTS ${q(c.name)} SCHEMA public`];
     case 'drop_extension':
       return [`DROP EXTENSION IF EXISTS ${q(c.name)}`];
+    case 'add_content_type': {
+      const [app, model] = labelParts(c.label);
+      return [`INSERT INTO ${q(c.table)} ("app_label", "model") VALUES (${literal(app)}, ${literal(model)}) ON CONFLICT DO NOTHING`];
+    }
+    case 'remove_content_type': {
+      const [app, model] = labelParts(c.label);
+      return [`DELETE FROM ${q(c.table)} WHERE "app_label" = ${literal(app)} AND "model" = ${literal(model)}`];
+    }
   }
+}
+
+function labelParts(label: string): [string, string] {
+  const dot = label.indexOf('.');
+  return [label.slice(0, dot), label.slice(dot + 1)];
+}
+
+/** A string literal; labels are letters, digits and underscores, but a quote is doubled all the same. */
+function literal(text: string): string {
+  return `'${text.replace(/'/g, "''")}'`;
 }
 
 function columnDefinition(name: string, spec: ColumnSpec): string {
@@ -173,6 +191,10 @@ function describe(c: SchemaChange): string {
       return `create extension ${c.name}`;
     case 'drop_extension':
       return `drop extension ${c.name}`;
+    case 'add_content_type':
+      return `add content type ${c.label}`;
+    case 'remove_content_type':
+      return `remove content type ${c.label}`;
   }
 }
 

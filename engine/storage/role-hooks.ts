@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Registry, ResolvedModel } from '../definitions/registry-types';
 import { ident, sql } from '../sql/fragment';
 import { runRows } from '../query/statements/run';
-import { customFieldValueProblem, type CustomFieldDef } from '../validation/custom-field-values';
+import { customFieldValueProblem, definitionColumns, type CustomFieldDef } from '../validation/custom-field-values';
 import { ValidationError, type FieldErrors } from '../validation/field-errors';
 
 type Db = Knex | Knex.Transaction;
@@ -26,7 +26,8 @@ interface CustomFieldRow extends CustomFieldDef {
 function checkDefaults(rows: CustomFieldRow[], ids: number[]): void {
   const errors = ids.map((id): FieldErrors => {
     const cf = rows.find((r) => Number(r.id) === id);
-    if (!cf || cf.default === null || cf.default === undefined) return {};
+    if (!cf) return {};
+    if (cf.default === null || cf.default === undefined) return {};
     const problem = customFieldValueProblem(cf, cf.default);
     return problem ? { default: [`Invalid default value "${typeof cf.default === 'string' ? cf.default : JSON.stringify(cf.default)}": ${problem}`] } : {};
   });
@@ -39,7 +40,7 @@ function checkDefaults(rows: CustomFieldRow[], ids: number[]): void {
  * lose it (as NetBox does).
  */
 async function customFieldsWritten(db: Db, registry: Registry, model: ResolvedModel, ids: number[]): Promise<void> {
-  const rows = await runRows<CustomFieldRow>(db, sql`SELECT "id", "name", "type", "content_types", "required", "default", "validation_minimum", "validation_maximum", "validation_regex", "choices", "object_type"
+  const rows = await runRows<CustomFieldRow>(db, sql`SELECT "id", "content_types", ${definitionColumns(registry)}
        FROM ${ident(model.table)} WHERE "id" = ANY(${ids})`);
   checkDefaults(rows, ids);
   for (const cf of rows) {
@@ -64,14 +65,33 @@ async function customFieldsDeleting(db: Db, registry: Registry, model: ResolvedM
   }
 }
 
+/**
+ * After custom field choice sets are written: a set needs choices (NetBox's predefined base sets are data
+ * Patchbay does not ship: base_choices is read-only and always empty); a set ordered alphabetically keeps
+ * its extra choices sorted by value, as NetBox saves them.
+ */
+async function choiceSetsWritten(db: Db, model: ResolvedModel, ids: number[]): Promise<void> {
+  const rows = await runRows<{ id: number | string; count: number }>(db, sql`SELECT "id", coalesce(jsonb_array_length("extra_choices"), 0)::int AS "count"
+       FROM ${ident(model.table)} WHERE "id" = ANY(${ids})`);
+  const errors = ids.map((id): FieldErrors => {
+    const row = rows.find((r) => Number(r.id) === id);
+    return !row || row.count ? {} : { non_field_errors: ['Must define base or extra choices.'] };
+  });
+  if (errors.some((e) => Object.keys(e).length)) throw new ValidationError(errors.length === 1 ? errors[0]! : errors);
+  await runRows(db, sql`UPDATE ${ident(model.table)} SET "extra_choices" = (SELECT coalesce(jsonb_agg("e" ORDER BY ("e" ->> 0) COLLATE "C"), '[]'::jsonb) FROM jsonb_array_elements("extra_choices") AS "e")
+       WHERE "id" = ANY(${ids}) AND "order_alphabetically"`);
+}
+
 /** Whether writing objects of the model does more than write their rows (afterWrite has work). */
 export function hasWriteHooks(model: ResolvedModel): boolean {
-  return model.def.role === 'custom_field';
+  return model.def.role === 'custom_field' || model.def.role === 'custom_field_choice_set';
 }
 
 /** What the engine does, inside the write's transaction, when objects playing a role change. */
 export async function afterWrite(db: Db, registry: Registry, model: ResolvedModel, ids: number[]): Promise<void> {
-  if (hasWriteHooks(model) && ids.length) await customFieldsWritten(db, registry, model, ids);
+  if (!ids.length) return;
+  if (model.def.role === 'custom_field') await customFieldsWritten(db, registry, model, ids);
+  if (model.def.role === 'custom_field_choice_set') await choiceSetsWritten(db, model, ids);
 }
 
 export async function beforeDelete(db: Db, registry: Registry, model: ResolvedModel, ids: number[]): Promise<void> {

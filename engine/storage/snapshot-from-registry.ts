@@ -21,7 +21,9 @@ export function snapshotFromRegistry(registry: Registry): StorageSnapshot {
   }
   const sorted = Object.fromEntries(Object.entries(tables).sort(([a], [b]) => a.localeCompare(b)));
   const trigram = Object.values(tables).some((t) => Object.values(t.indexes).some((i) => i.opclass === 'public.gin_trgm_ops'));
-  return { version: 1, ...(trigram ? { extensions: ['pg_trgm'] } : {}), tables: sorted, routines: engineRoutines(registry) };
+  const ct = registry.roles.get('content_type');
+  const contentTypes = ct ? { contentTypes: { table: ct.table, labels: [...registry.models.keys()].sort() } } : {};
+  return { version: 1, ...(trigram ? { extensions: ['pg_trgm'] } : {}), tables: sorted, routines: engineRoutines(registry), ...contentTypes };
 }
 
 function modelTable(model: ResolvedModel): TableSpec {
@@ -59,10 +61,8 @@ function modelTable(model: ResolvedModel): TableSpec {
       t.indexes[sqlName(model.table, field.column, 'gist')] = { columns: [field.column], method: 'gist', opclass: 'inet_ops' };
     }
   }
-  if (model.timestamps !== false) {
-    t.columns.created = { type: 'timestamptz', nullable: false, default: 'now()' };
-    t.columns.last_updated = { type: 'timestamptz', nullable: false, default: 'now()' };
-  }
+  if (model.timestamps !== false) t.columns.created = { type: 'timestamptz', nullable: false, default: 'now()' };
+  if (model.lastUpdated) t.columns.last_updated = { type: 'timestamptz', nullable: false, default: 'now()' };
   for (const u of model.uniques) {
     const columns = u.fields.flatMap((n) => storedColumns(model, n));
     // A rule that applies only where some fields are set, or that compares text by lower(...), is a unique

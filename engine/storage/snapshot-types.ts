@@ -11,6 +11,12 @@ export interface StorageSnapshot {
   extensions?: string[];
   /** SQL functions the engine's statements call, by name. Absent in snapshots written before the engine had any. */
   routines?: Record<string, RoutineSpec>;
+  /**
+   * The rows of the content-type table (the model with role content_type): one per type of the registry,
+   * by label, so that a type's id is given once, by the migration that adds the type, and is the same on
+   * every database. Absent: no model plays the role.
+   */
+  contentTypes?: { table: string; labels: string[] };
 }
 
 /**

@@ -57,7 +57,7 @@ export function jsonRecord(model: ResolvedModel, row: Columns): Sql {
 export function assignments(model: ResolvedModel, names: readonly string[], mergeColumns: ReadonlySet<string>): Sql[] {
   if (!names.length) return [];
   const sets = names.map((n) => (mergeColumns.has(n) ? sql`${ident(n)} = "t".${ident(n)} || "v".${ident(n)}` : sql`${ident(n)} = "v".${ident(n)}`));
-  if (model.timestamps !== false) sets.push(sql`"last_updated" = now()`);
+  if (model.lastUpdated) sets.push(sql`"last_updated" = now()`);
   return sets;
 }
 

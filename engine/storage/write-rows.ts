@@ -4,6 +4,7 @@ import type { PgError } from './db-errors';
 import type { FieldErrors } from '../validation/field-errors';
 import { ident, join, sql, type SqlValue } from '../sql/fragment';
 import { runRows } from '../query/statements/run';
+import { noteFilesLeft } from './stored-files';
 
 type Db = Knex | Knex.Transaction;
 
@@ -23,7 +24,7 @@ export async function updateRow(db: Db, model: ResolvedModel, id: number, column
     const value = columns[n] as SqlValue;
     return mergeColumns.includes(n) ? sql`${ident(n)} = ${ident(n)} || ${value}::jsonb` : sql`${ident(n)} = ${value}`;
   });
-  if (model.timestamps !== false) sets.push(sql`"last_updated" = now()`);
+  if (model.lastUpdated) sets.push(sql`"last_updated" = now()`);
   if (!sets.length) sets.push(sql`"id" = "id"`);
   return (await runRows(db, sql`UPDATE ${ident(model.table)} SET ${join(sets)} WHERE "id" = ${id}::bigint RETURNING "id"`)).length > 0;
 }
@@ -37,8 +38,9 @@ export async function setLinks(db: Db, joinTable: string, sourceId: number, targ
   }
 }
 
-/** Deletes rows by id; returns the ids that existed. */
+/** Deletes rows by id; returns the ids that existed. The files they name are removed once the transaction commits (stored-files). */
 export async function deleteRows(db: Db, model: ResolvedModel, ids: number[]): Promise<number[]> {
+  await noteFilesLeft(db, model, ids);
   return (await runRows<{ id: number }>(db, sql`DELETE FROM ${ident(model.table)} WHERE "id" = ANY(${ids}) RETURNING "id"`)).map((r) => r.id);
 }
 

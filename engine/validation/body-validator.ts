@@ -66,6 +66,12 @@ function messageFor(e: ErrorObject, value: unknown): string {
       return p.format === 'date'
         ? 'Date has wrong format. Use one of these formats instead: YYYY-MM-DD.'
         : 'Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].';
+    case 'minItems':
+      return `Ensure this list has at least ${String(p.limit)} elements.`;
+    case 'maxItems':
+      return `Ensure this list has no more than ${String(p.limit)} elements.`;
+    case 'additionalProperties':
+      return `Unknown key "${String(p.additionalProperty)}".`;
     case 'anyOf':
       if (value === null) return 'This field may not be null.';
       return `Incorrect type. Expected pk value, received ${typeName(value)}.`;

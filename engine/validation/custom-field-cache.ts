@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Registry, ResolvedModel } from '../definitions/registry-types';
 import { ident, sql, type Sql } from '../sql/fragment';
 import { runRows } from '../query/statements/run';
-import { DEFINITION_COLUMNS, type CustomFieldDef } from './custom-field-values';
+import { definitionColumns, type CustomFieldDef } from './custom-field-values';
 
 /** A model's custom field definitions as one process last read them, and the text they were read as. */
 export interface CachedDefinitions {
@@ -20,7 +20,7 @@ export function definitionsText(registry: Registry, model: ResolvedModel): Sql |
   const cf = registry.roles.get('custom_field');
   if (!cf || !model.fieldList.some((f) => f.kind === 'custom_fields')) return null;
   return sql`(SELECT coalesce(json_agg(row_to_json("d"))::text, '[]') FROM (
-    SELECT ${DEFINITION_COLUMNS}
+    SELECT ${definitionColumns(registry)}
       FROM ${ident(cf.table)} WHERE ${model.label}::text = ANY("content_types") ORDER BY "weight", "name" FOR SHARE) AS "d")`;
 }
 

@@ -1,9 +1,10 @@
 import type { Knex } from 'knex';
 import type { Registry, ResolvedModel } from '../definitions/registry-types';
-import { ident, sql } from '../sql/fragment';
+import { ident, sql, type Sql } from '../sql/fragment';
 import { runRows } from '../query/statements/run';
 import { linearTest } from './linear-regex';
 import { ISO_DATE, ISO_DATETIME, withinCalendar } from './calendar';
+import { expandChoices } from './choice-set-choices';
 
 type Db = Knex | Knex.Transaction;
 
@@ -16,12 +17,25 @@ export interface CustomFieldDef {
   validation_minimum: number | null;
   validation_maximum: number | null;
   validation_regex: string;
-  choices: unknown;
+  /** The choice set of a selection field, as its choices are read (see choice-set-choices.ts). */
+  choice_set: { name: string; extra: unknown; alphabetical: boolean } | null;
   object_type: string | null;
 }
 
-/** The columns a CustomFieldDef is read from. */
-export const DEFINITION_COLUMNS = sql`"name", "type", "required", "default", "validation_minimum", "validation_maximum", "validation_regex", "choices", "object_type"`;
+/**
+ * The columns a CustomFieldDef is read from (the definition table unaliased): a selection field's choice
+ * set comes with it, so that a change of the set's choices changes the definitions read (and the text a
+ * write made in one statement compares: engine/validation/custom-field-cache.ts).
+ */
+export function definitionColumns(registry: Registry): Sql {
+  const set = registry.roles.get('custom_field_choice_set');
+  const cf = registry.roles.get('custom_field');
+  const link = cf?.fields.get('choice_set');
+  const choiceSet = set && link?.kind === 'fk' && link.target === set
+    ? sql`(SELECT jsonb_build_object('name', "s"."name", 'extra', "s"."extra_choices", 'alphabetical', "s"."order_alphabetically") FROM ${ident(set.table)} AS "s" WHERE "s"."id" = ${ident(link.column)})`
+    : sql`NULL::jsonb`;
+  return sql`"name", "type", "required", "default", "validation_minimum", "validation_maximum", "validation_regex", ${choiceSet} AS "choice_set", "object_type"`;
+}
 
 /** The custom fields defined for a model (one query; none when no model plays the custom_field role). */
 const perTransaction = new WeakMap<object, Map<string, Promise<CustomFieldDef[]>>>();
@@ -33,7 +47,7 @@ export async function customFieldsOf(db: Db, registry: Registry, model: Resolved
   let cache = perTransaction.get(db);
   if (!cache) perTransaction.set(db, (cache = new Map()));
   let defs = cache.get(model.label);
-  if (!defs) cache.set(model.label, (defs = loadDefinitions(db, cf, model)));
+  if (!defs) cache.set(model.label, (defs = loadDefinitions(db, registry, cf, model)));
   return defs;
 }
 
@@ -42,13 +56,18 @@ export async function customFieldsOf(db: Db, registry: Registry, model: Resolved
  * delete (or change) of a definition locks its row first, so it either waits for this write and then
  * strips (or converts) its value too, or this read waits for it and sees the definition as it leaves it.
  */
-async function loadDefinitions(db: Db, cf: ResolvedModel, model: ResolvedModel): Promise<CustomFieldDef[]> {
-  return runRows<CustomFieldDef>(db, sql`SELECT ${DEFINITION_COLUMNS}
+async function loadDefinitions(db: Db, registry: Registry, cf: ResolvedModel, model: ResolvedModel): Promise<CustomFieldDef[]> {
+  return runRows<CustomFieldDef>(db, sql`SELECT ${definitionColumns(registry)}
        FROM ${ident(cf.table)} WHERE ${model.label}::text = ANY("content_types") ORDER BY "weight", "name" FOR SHARE`);
 }
 
 function choiceValues(def: CustomFieldDef): string[] {
-  return Array.isArray(def.choices) ? def.choices.map((c) => (Array.isArray(c) ? String(c[0]) : String(c))) : [];
+  return def.choice_set ? expandChoices(def.choice_set).map(([value]) => value) : [];
+}
+
+/** The name a choice set is told by in messages ("Invalid choice (x) for choice set Colours."). */
+function setName(def: CustomFieldDef): string {
+  return def.choice_set?.name ?? 'None';
 }
 
 
@@ -80,11 +99,13 @@ export function customFieldValueProblem(def: CustomFieldDef, v: unknown): string
       // Range filters read stored values as timestamptz: only what PostgreSQL reads may be stored.
       return typeof v === 'string' && ISO_DATETIME.test(v) && withinCalendar(v) ? null : 'Date and time values must be in ISO 8601 format (YYYY-MM-DD HH:MM:SS).';
     case 'select':
-      return typeof v === 'string' && choiceValues(def).includes(v) ? null : `Invalid choice (${String(v)}). Available choices are: ${choiceValues(def).join(', ')}`;
-    case 'multiselect':
+      return typeof v === 'string' && choiceValues(def).includes(v) ? null : `Invalid choice (${typeof v === 'string' ? v : JSON.stringify(v)}) for choice set ${setName(def)}.`;
+    case 'multiselect': {
       if (!Array.isArray(v)) return 'Value must be a list.';
-      for (const x of v) if (!choiceValues(def).includes(String(x))) return `Invalid choice(s) (${String(x)}). Available choices are: ${choiceValues(def).join(', ')}`;
+      const values = choiceValues(def);
+      if (v.some((x) => typeof x !== 'string' || !values.includes(x))) return `Invalid choice(s) (${JSON.stringify(v)}) for choice set ${setName(def)}.`;
       return null;
+    }
     case 'object':
       return typeof v === 'number' && Number.isSafeInteger(v) ? null : 'Value must be an object ID.';
     case 'multiobject':

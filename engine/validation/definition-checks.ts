@@ -39,7 +39,15 @@ function brokenWhen(model: ResolvedModel, check: Check): Sql {
   }
   if (check.any_of) return join(check.any_of.map((p) => sql`(${valueAt(model, p, true)}) IS NULL`), ' AND ');
   if (check.at_most_one) return sql`(${join(check.at_most_one.map((p) => sql`(CASE WHEN (${valueAt(model, p, true)}) IS NULL THEN 0 ELSE 1 END)`), ' + ')}) > 1`;
-  throw new Error(`${model.label}: a check needs same, between, any_of or at_most_one`);
+  const conditional = check.only_when ?? check.required_when;
+  if (conditional && check.field) {
+    const [path, values] = Object.entries(conditional)[0]!;
+    // Compared as text, so one rule serves choices, numbers and booleans; a path that is unset holds none of the values.
+    const holds = sql`COALESCE((${valueAt(model, path, true)})::text = ANY(${values.map(String)}::text[]), FALSE)`;
+    const field = valueAt(model, check.field, true);
+    return check.only_when ? sql`(${field}) IS NOT NULL AND NOT ${holds}` : sql`(${field}) IS NULL AND ${holds}`;
+  }
+  throw new Error(`${model.label}: a check needs same, between, any_of, at_most_one, only_when or required_when`);
 }
 
 interface CompiledChecks {

@@ -34,6 +34,15 @@ export interface WriteOptions {
   id?: number;
   /** The model's custom field definitions, already read (a write made in one statement checks them there). */
   customFields?: readonly CustomFieldDef[];
+  /** Files uploaded with this write (multipart/form-data), stored already, by image field name. */
+  files?: ReadonlyMap<string, StoredUpload>;
+}
+
+/** An uploaded image as stored: its name under the media folder and its size in pixels. */
+export interface StoredUpload {
+  path: string;
+  width: number;
+  height: number;
 }
 
 /** Names a representation shows but a write ignores (so a GET body can be PUT back). */
@@ -123,6 +132,10 @@ export async function prepareWrite(
       }
       continue;
     }
+    if (field.kind === 'image') {
+      prepareImage(model, field, body, mode, opts.files?.get(field.name), columns, errors);
+      continue;
+    }
     if (!(field.name in body)) {
       // PUT requires the required fields but, as DRF, leaves the others as they are.
       if (mode === 'create') applyDefault(field, columns, mode);
@@ -158,6 +171,9 @@ export async function prepareWrite(
       }
       const missing = await missingIds(db, field.target, ids);
       for (const id of missing) addError(errors, field.name, `Invalid pk "${id}" - object does not exist.`);
+      if (field.kind === 'tags' && !missing.length) {
+        for (const name of await tagsRestrictedElsewhere(db, field.target, model, ids)) addError(errors, field.name, `Tag ${name} cannot be assigned to ${model.name} objects.`);
+      }
       links.set(field.joinTable, [...new Set(ids)]);
       continue;
     }
@@ -171,6 +187,25 @@ export async function prepareWrite(
   }
   if (hasErrors(errors)) return { ok: false, errors };
   return { ok: true, write: { columns, links, children, mergeColumns } };
+}
+
+/**
+ * An image field: the file uploaded with the write (its name, and its size into the height and width
+ * fields), else DRF's ImageField errors: a value in a JSON body is not a file, and a create (or PUT)
+ * without one has none.
+ */
+function prepareImage(model: ResolvedModel, field: ResolvedField, body: Record<string, unknown>, mode: WriteMode, upload: StoredUpload | undefined, columns: Record<string, unknown>, errors: FieldErrors): void {
+  if (upload) {
+    columns[field.column!] = upload.path;
+    const height = field.def.height_field ? model.fields.get(field.def.height_field)?.column : undefined;
+    const width = field.def.width_field ? model.fields.get(field.def.width_field)?.column : undefined;
+    if (height) columns[height] = upload.height;
+    if (width) columns[width] = upload.width;
+  } else if (body[field.name] !== undefined) {
+    addError(errors, field.name, 'The submitted data was not a file. Check the encoding type on the form.');
+  } else if (mode !== 'patch' && field.required) {
+    addError(errors, field.name, 'No file was submitted.');
+  }
 }
 
 function applyDefault(field: ResolvedField, columns: Record<string, unknown>, mode: WriteMode): void {
@@ -193,6 +228,17 @@ function applyDefault(field: ResolvedField, columns: Record<string, unknown>, mo
   else if (['string', 'text', 'slug'].includes(field.kind)) v = '';
   else return;
   if (field.column) columns[field.column] = field.kind === 'json' || field.kind === 'custom_fields' ? JSON.stringify(v) : v;
+}
+
+/**
+ * The tags among `ids` whose object_types name other types only, by name: a tag with object types set
+ * may be applied to those types alone (NetBox refuses the rest when they are assigned).
+ */
+async function tagsRestrictedElsewhere(db: Knex | Knex.Transaction, tag: ResolvedModel, model: ResolvedModel, ids: number[]): Promise<string[]> {
+  if (!ids.length) return [];
+  const rows = await runRows<{ name: string }>(db, sql`SELECT "name" FROM ${ident(tag.table)}
+      WHERE "id" = ANY(${ids}::bigint[]) AND cardinality("object_types") > 0 AND NOT (${model.label}::text = ANY("object_types")) ORDER BY "name"`);
+  return rows.map((r) => r.name);
 }
 
 /** A names_type field's value (or list of values) that names no type it may name, told as NetBox tells an unknown content type. */

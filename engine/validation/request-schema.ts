@@ -51,6 +51,8 @@ function scalarSchema(field: ResolvedField): JsonSchema {
     case 'datetime':
       return { type: 'string', format: 'date-time' };
     case 'json':
+      // A definition's own schema (a list of pairs, an object of parameters) narrows it.
+      if (f.json_schema) return { ...(f.json_schema as JsonSchema) };
       // Any JSON value but null, which a NOT NULL column cannot hold (withNull adds it back when the field allows it).
       return { type: ['object', 'array', 'string', 'number', 'boolean'] };
     case 'choice': {
@@ -64,6 +66,9 @@ function scalarSchema(field: ResolvedField): JsonSchema {
       return { type: 'string', minLength: 1, maxLength: 64 };
     case 'custom_fields':
       return { type: 'object' };
+    case 'image':
+      // A file comes as a multipart/form-data part, never in JSON: prepare-write tells a JSON value why it is refused.
+      return { description: 'An image file (PNG, JPEG, GIF or WebP), uploaded as a multipart/form-data part.' };
     default:
       return {};
   }
@@ -122,6 +127,8 @@ export function requiredFields(model: ResolvedModel): string[] {
   for (const field of model.fieldList) {
     if (field.readOnly || !field.required) continue;
     if (field.def.default !== undefined || field.def.default_fn) continue;
+    // An upload is not part of the JSON document: its absence is told by prepare-write ("No file was submitted.").
+    if (field.kind === 'image') continue;
     if (field.kind === 'generic_fk') out.push(field.typeColumn, field.idColumn);
     else out.push(field.name);
   }

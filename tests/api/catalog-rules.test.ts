@@ -1,8 +1,9 @@
 import path from 'node:path';
 import { startTestApp, type TestApp } from '../support/test-app';
+import { sendObject } from '../support/send-object';
 import { loadRegistry } from '../../engine/boot';
 import type { ResolvedField, ResolvedModel, UniqueSet } from '../../engine/definitions/registry-types';
-import { type Body, RELATIONAL, detailUrl, genericKeys, genericTargetsIn, listUrl, pointsBackAtSelf, servedModels, validObjects } from '../support/valid-objects';
+import { type Body, RELATIONAL, detailUrl, genericKeys, genericTargetsIn, listUrl, pointsBackAtSelf, servedModels, creatableModels, validObjects } from '../support/valid-objects';
 
 /**
  * "Tests cover each model's uniqueness rules, defaults and protected deletes." Every case is generated
@@ -21,7 +22,7 @@ const ROOT = path.resolve(__dirname, '..', '..');
 // Cases are generated while jest collects them, before the app starts: read the schema directory
 // startTestApp() serves. Inside each test the model is taken from t.registry.
 const DEFINITIONS = loadRegistry(path.join(ROOT, 'schema'));
-const MODELS = servedModels(DEFINITIONS);
+const MODELS = creatableModels(DEFINITIONS);
 
 let t: TestApp;
 const objects = validObjects(() => t);
@@ -35,7 +36,7 @@ afterAll(async () => {
 const model = (label: string): ResolvedModel => t.registry.models.get(label)!;
 
 async function post(m: ResolvedModel, body: Body) {
-  return t.api.post(listUrl(m)).set(t.auth).send(body);
+  return sendObject(t, 'post', listUrl(m), m, body);
 }
 async function patch(m: ResolvedModel, id: number, body: Body) {
   return t.api.patch(detailUrl(m, id)).set(t.auth).send(body);

@@ -154,6 +154,14 @@ test('choice default outside its set', () => {
   expectFault(dir, 'dcim/widget.json', '/fields/status/default', /"gone" is not in choice set widget_status/);
 });
 
+test('a conditional check naming an unknown path, or a value outside the choice set of its path', () => {
+  const note = { type: 'string', max_length: 10, blank: true };
+  const at = (check: Record<string, unknown>) => schemaDir({ 'dcim/widget.json': { ...withField('note', note), checks: [{ field: 'note', message: 'm', ...check }] } });
+  expectFault(at({ only_when: { colour: ['red'] } }), 'dcim/widget.json', '/checks/0/only_when/colour', /"colour" is not a stored field/);
+  expectFault(at({ required_when: { status: ['active', 'gone'] } }), 'dcim/widget.json', '/checks/0/required_when/status/1', /"gone" is not in choice set widget_status/);
+  expect(load(at({ only_when: { status: ['retired'] } })).models.get('dcim.widget')!.def.checks).toHaveLength(1);
+});
+
 test('brief naming an unknown field', () => {
   const dir = schemaDir({ 'dcim/widget.json': widget({ brief: ['id', 'url', 'name', 'colour'] }) });
   expectFault(dir, 'dcim/widget.json', '/brief/3', /unknown field "colour"/);
@@ -263,7 +271,7 @@ describe('applications (schema/applications.json)', () => {
     const dir = schemaDir({ 'dcim/widget.json': widget(), ...apps({ plugins: { views: { 'installed-plugins': { view: 'installed_plugins', listed: true } } }, dcim: { description: 'Data centres.' } }) });
     const registry = loadWithApps(dir);
     expect(registry.applications.map((a) => [a.name, a.description])).toEqual([['plugins', ''], ['dcim', 'Data centres.']]);
-    expect(registry.applications[0]!.views.get('installed-plugins')).toEqual({ view: 'installed_plugins', listed: true });
+    expect(registry.applications[0]!.views.get('installed-plugins')).toEqual({ view: 'installed_plugins', listed: true, options: {} });
   });
 
   test('without the file, the applications are the folders that hold models', () => {

@@ -94,7 +94,7 @@ timeout "$STEP_TIMEOUT" node engine/cli/bin.cjs createsuperuser --username admin
   || { cat "$WORK/createsuperuser.log"; fail "createsuperuser failed"; }
 
 say "server on port $PORT (MAX_PAGE_SIZE=$MAX_PAGE_SIZE)"
-PORT=$PORT HOST=127.0.0.1 MAX_PAGE_SIZE=$MAX_PAGE_SIZE setsid node engine/cli/bin.cjs serve >>"$LOG" 2>&1 </dev/null &
+PORT=$PORT HOST=127.0.0.1 MAX_PAGE_SIZE=$MAX_PAGE_SIZE PATCHBAY_MEDIA_ROOT=$WORK/media setsid node engine/cli/bin.cjs serve >>"$LOG" 2>&1 </dev/null &
 SERVER_PID=$!
 for _ in $(seq 1 120); do
   curl -fsS -o /dev/null -H "Authorization: Token $TOKEN" "$URL/api/status/" 2>/dev/null && break

@@ -188,6 +188,8 @@ test('every kind of filter the definitions produce is exercised somewhere', () =
     'declared fk_key (tree descendants), several paths, through children', 'declared fk_id, through a reverse relation',
     'declared fk_key (tree descendants), through a reverse relation', 'declared fk_id (m2m), several paths',
     'declared is_set', 'declared is_set (reverse generic)', 'declared is_set (reverse generic, flag), several paths', 'declared available_on',
+    // Types named by the ids of the content types table (custom fields, bookmarks, tags).
+    'declared content_type_id', 'declared content_type_id (empty matches all)',
   ]) {
     expect([...kinds]).toContain(kind);
   }
@@ -195,7 +197,8 @@ test('every kind of filter the definitions produce is exercised somewhere', () =
   for (const l of ['exact', 'n', 'ic', 'nic', 'isw', 'nisw', 'iew', 'niew', 'ie', 'nie', 'empty', 'lt', 'lte', 'gt', 'gte']) expect([...lookups]).toContain(l);
 });
 
-for (const defined of listed) {
+// A read-only type (content types) cannot be given the objects these cases make: tests/extras covers its filters.
+for (const defined of listed.filter((m) => !m.def.read_only)) {
   const label = defined.label;
   const planned = plans.get(label)!;
 
@@ -209,6 +212,18 @@ for (const defined of listed) {
       sets = await generateSets(t, factory, model, families);
       u = await universes.get(neededModels(model, families));
     });
+
+    // The custom fields made here apply to other types, and some are required: objects of those types
+    // made later in this file would be refused for lacking a value. They go once their filters are tested.
+    if (defined.def.role === 'custom_field') {
+      afterAll(async () => {
+        const made = await t.api.get(`/api/${model.app}/${model.path}/?limit=0&brief=1`).set(t.auth);
+        const ids = (made.body.results as Rep[]).map((r) => ({ id: r.id as number }));
+        const gone = ids.length ? await t.api.delete(`/api/${model.app}/${model.path}/`).set(t.auth).send(ids) : { status: 204 };
+        expect(gone.status).toBe(204);
+        factory.dirty.add(label);
+      });
+    }
 
     for (const { expected: { name }, fam, lookups, thin, invalid: invalidCount } of planned) {
       const kind = typeof fam === 'string' ? 'unclassified' : fam.kind;

@@ -207,7 +207,8 @@ describe('custom fields', () => {
     await cf({ name: 'hidden_note', type: 'text', filter_logic: 'disabled' });
     await cf({ name: 'capacity', type: 'integer' });
     await cf({ name: 'monitored', type: 'boolean' });
-    await cf({ name: 'tier', type: 'select', choices: [['gold', 'Gold'], ['silver', 'Silver']] });
+    await make('/api/extras/custom-field-choice-sets/', 'tiers', { name: 'Tiers', extra_choices: [['gold', 'Gold'], ['silver', 'Silver']] });
+    await cf({ name: 'tier', type: 'select', choice_set: id.tiers });
     await cf({ name: 'site_only', type: 'text', content_types: ['dcim.site'] });
     const patch = async (key: string, values: Record<string, unknown>) => {
       const res = await t.api.patch(`${P}${id[key]}/`).set(t.auth).send({ custom_fields: values });

@@ -77,10 +77,12 @@ describe('the document', () => {
       expect(list).toBeDefined();
       expect(detail).toBeDefined();
       const p = operationPrefix(model);
-      expect(Object.fromEntries(['get', 'post', 'put', 'patch', 'delete'].map((m) => [m, (list![m] as Json).operationId]))).toEqual({
+      const ids = (item: Json) => Object.fromEntries(['get', 'post', 'put', 'patch', 'delete'].filter((m) => item[m]).map((m) => [m, (item[m] as Json).operationId]));
+      // A read-only type (content types) documents its reads only, as it serves only them.
+      expect(ids(list!)).toEqual(model.def.read_only ? { get: `${p}_list` } : {
         get: `${p}_list`, post: `${p}_create`, put: `${p}_bulk_update`, patch: `${p}_bulk_partial_update`, delete: `${p}_bulk_destroy`,
       });
-      expect(Object.fromEntries(['get', 'put', 'patch', 'delete'].map((m) => [m, (detail![m] as Json).operationId]))).toEqual({
+      expect(ids(detail!)).toEqual(model.def.read_only ? { get: `${p}_retrieve` } : {
         get: `${p}_retrieve`, put: `${p}_update`, patch: `${p}_partial_update`, delete: `${p}_destroy`,
       });
       expect((list!.get as Json).tags).toEqual([model.app]);
@@ -106,7 +108,7 @@ describe('the document', () => {
   });
 
   test('request bodies are the very schemas the validator compiles (requestSchema), single and bulk', () => {
-    for (const model of t.registry.byPath.values()) {
+    for (const model of [...t.registry.byPath.values()].filter((m) => !m.def.read_only)) {
       const n = modelSchemaNames(model);
       const { title: t1, ...create } = doc.components.schemas[n.create]!;
       const { title: t2, ...partial } = doc.components.schemas[n.partial]!;
@@ -119,7 +121,16 @@ describe('the document', () => {
       expect(body('put')).toEqual({ type: 'array', items: { $ref: `#/components/schemas/${n.bulkUpdate}` }, minItems: 1 });
       expect(body('patch')).toEqual({ type: 'array', items: { $ref: `#/components/schemas/${n.bulkPartialUpdate}` }, minItems: 1 });
       expect(body('delete')).toEqual({ type: 'array', items: { $ref: '#/components/schemas/BulkDeleteRequest' }, minItems: 1 });
+      // A type with image fields also takes one object as a form, its images as file parts.
+      const form = ((list.post as Json).requestBody as { content: Record<string, { schema: Json } | undefined> }).content['multipart/form-data']?.schema;
+      const images = model.fieldList.filter((f) => f.kind === 'image');
+      if (!images.length) expect(form).toBeUndefined();
+      for (const f of images) {
+        expect((form!.properties as Record<string, Json>)[f.name]).toMatchObject({ type: 'string', format: 'binary' });
+        expect(form!.required).toContain(f.name);
+      }
     }
+    expect(t.registry.models.get('extras.imageattachment')?.fieldList.some((f) => f.kind === 'image')).toBe(true);
   });
 
   test('every filter of every list is a query parameter, with each of its lookups, plus paging, brief, ordering, q and cf_', () => {

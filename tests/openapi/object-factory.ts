@@ -1,6 +1,8 @@
+import { jsonSample } from '../support/json-sample';
 import type { ResolvedField, ResolvedModel } from '../../engine/definitions/registry-types';
 import { requestSchema, type JsonSchema } from '../../engine/validation/request-schema';
 import type { TestApp } from '../support/test-app';
+import { sendObject } from '../support/send-object';
 
 type Body = Record<string, unknown>;
 
@@ -122,7 +124,7 @@ export class ObjectFactory {
       if (!isRequired && !full) continue;
       if (field.kind === 'json') {
         // Free-form JSON: an object where one is required, otherwise left out (its meaning is the type's own).
-        if (isRequired) body[field.name] = { made_by: 'object-factory' };
+        if (isRequired) body[field.name] = field.def.json_schema ? jsonSample(field, 1) : { made_by: 'object-factory' };
         continue;
       }
       if (field.kind === 'fk' || field.kind === 'm2m' || field.kind === 'tags') {
@@ -179,7 +181,7 @@ export class ObjectFactory {
   async make(model: ResolvedModel, fresh = false): Promise<number | null> {
     if (!fresh && this.made.has(model.label)) return this.made.get(model.label)!;
     for (const body of await this.bodiesFor(model)) {
-      const r = await this.t.api.post(`/api/${model.app}/${model.path}/`).set(this.t.auth).send(body);
+      const r = await sendObject(this.t, 'post', `/api/${model.app}/${model.path}/`, model, body);
       if (r.status === 201) {
         this.remember(model, body, r.body.id as number);
         return r.body.id as number;

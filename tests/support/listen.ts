@@ -11,7 +11,7 @@ import type { TestApp } from './test-app';
  * MAINTENANCE_MODE, EXEMPT_VIEW_PERMISSIONS...): a second app costs no new database.
  */
 export function configWith(t: TestApp, env: Record<string, string>): Config {
-  return loadConfig({ ...process.env, PATCHBAY_SCHEMA_DIR: t.config.schemaDir, PATCHBAY_MIGRATIONS_DIR: t.config.migrationsDir, ...env });
+  return loadConfig({ ...process.env, PATCHBAY_SCHEMA_DIR: t.config.schemaDir, PATCHBAY_MIGRATIONS_DIR: t.config.migrationsDir, PATCHBAY_MEDIA_ROOT: t.config.mediaRoot, ...env });
 }
 
 /** A supertest agent for the test app's database under other settings. */

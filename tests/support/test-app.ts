@@ -1,4 +1,6 @@
 import path from 'node:path';
+import os from 'node:os';
+import fs from 'node:fs';
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import supertest from 'supertest';
@@ -56,10 +58,13 @@ export interface TestAppOptions {
  * migrated with the committed migrations, and the app over real HTTP through supertest.
  */
 export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
+  // Uploaded files go to a folder of this app's own, removed with it.
+  const media = fs.mkdtempSync(path.join(os.tmpdir(), 'patchbay-media-'));
   const config = loadConfig({
     ...process.env,
     PATCHBAY_SCHEMA_DIR: opts.schemaDir ?? path.join(ROOT, 'schema'),
     PATCHBAY_MIGRATIONS_DIR: opts.migrationsDir ?? path.join(ROOT, 'migrations'),
+    PATCHBAY_MEDIA_ROOT: media,
     ...opts.env,
   });
   const registry = loadRegistry(config.schemaDir);
@@ -102,6 +107,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     close: async () => {
       if (schema) await db.knex.raw(`DROP SCHEMA "${schema}" CASCADE`);
       await db.close();
+      fs.rmSync(media, { recursive: true, force: true });
     },
   };
 }

@@ -1,5 +1,7 @@
 import type { Registry, ResolvedField, ResolvedModel } from '../../engine/definitions/registry-types';
 import type { TestApp } from './test-app';
+import { jsonSample } from './json-sample';
+import { sendObject } from './send-object';
 
 /**
  * Valid objects of any served type, built from the definitions alone: every required field gets a value
@@ -15,6 +17,9 @@ export const detailUrl = (m: ResolvedModel, id: number): string => `${listUrl(m)
 
 /** The models served over the API (engine-internal state such as sessions is not). */
 export const servedModels = (registry: Registry): ResolvedModel[] => [...registry.models.values()].filter((m) => m.exposed !== false);
+
+/** The served models clients may create (a read-only model such as content types is served for reading only). */
+export const creatableModels = (registry: Registry): ResolvedModel[] => servedModels(registry).filter((m) => !m.def.read_only);
 
 export const hex = (n: number, len: number): string => n.toString(16).padStart(len, '0').slice(-len);
 
@@ -122,6 +127,7 @@ export function validObjects(app: () => TestApp): ValidObjects {
       case 'datetime':
         return '2024-01-02T03:04:05Z';
       case 'json':
+        return jsonSample(f, n);
       case 'custom_fields':
         return {};
       case 'choice':
@@ -168,7 +174,8 @@ export function validObjects(app: () => TestApp): ValidObjects {
     if (depth > 5) throw new Error(`required relations of ${m.label} nest too deep`);
     const body: Body = { ...preset };
     for (const f of m.fieldList) {
-      if (f.readOnly || !f.required || f.def.default !== undefined || f.def.default_fn) continue;
+      // An image is a file, attached when the object is sent (send-object.ts).
+      if (f.readOnly || !f.required || f.def.default !== undefined || f.def.default_fn || f.kind === 'image') continue;
       if (body[f.kind === 'generic_fk' ? genericKeys(f).typeKey : f.name] !== undefined) continue;
       const n = ++serial;
       if (f.kind === 'generic_fk') {
@@ -186,6 +193,15 @@ export function validObjects(app: () => TestApp): ValidObjects {
         body[f.name] = f.array ? [v] : v;
       }
     }
+    // A field required while another holds certain values gets one when the body (or the other's default) holds them.
+    for (const c of m.def.checks ?? []) {
+      if (!c.required_when || !c.field || body[c.field] !== undefined) continue;
+      const [path, values] = Object.entries(c.required_when)[0]!;
+      const holds = body[path] !== undefined ? body[path] : m.fields.get(path)?.def.default;
+      const f = m.fields.get(c.field);
+      if (!values.includes(holds as string) || !f) continue;
+      body[f.name] = f.kind === 'fk' ? await createOne(f.target!, depth + 1) : await validScalar(f, ++serial);
+    }
     // A check that wants one of several optional relations set (a circuit termination's site or provider network) gets its first.
     for (const c of m.def.checks ?? []) {
       if (!c.any_of || c.any_of.some((p) => body[p] !== undefined)) continue;
@@ -199,7 +215,7 @@ export function validObjects(app: () => TestApp): ValidObjects {
   async function createOne(m: ResolvedModel, depth = 0, preset: Body = {}): Promise<number> {
     const t = app();
     const body = await validBody(m, depth, preset);
-    const res = await t.api.post(listUrl(m)).set(t.auth).send(body);
+    const res = await sendObject(t, 'post', listUrl(m), m, body);
     if (res.status !== 201) throw new Error(`creating a ${m.label} from ${JSON.stringify(body)}: ${res.status} ${res.text}`);
     return res.body.id as number;
   }
@@ -239,6 +255,11 @@ export function validObjects(app: () => TestApp): ValidObjects {
   function setRelation(holder: ResolvedModel, body: Body, f: ResolvedField, id: number): void {
     body[f.name] = id;
     for (const c of holder.def.checks ?? []) {
+      // A field set only while another holds certain values (a custom field's choice set, on a selection): that other gets the first.
+      if (c.only_when && c.field === f.name) {
+        const [path, values] = Object.entries(c.only_when)[0]!;
+        if (!path.includes('.')) body[path] = values[0];
+      }
       if (!c.at_most_one?.includes(f.name)) continue;
       for (const p of c.at_most_one) {
         if (p !== f.name && !holder.fields.get(p)?.required) delete body[p];

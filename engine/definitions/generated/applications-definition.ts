@@ -13,6 +13,10 @@ export type View =
        * Listed at the application's root (/api/<app>/) beside its object types, as NetBox lists the views its router registers.
        */
       listed?: boolean;
+      /**
+       * What the view needs to know (the model holding a user's own record, its fields); each view documents and checks its own at startup.
+       */
+      options?: {};
     };
 
 /**

@@ -68,6 +68,24 @@ export type Check = {
    */
   at_most_one?: [string, string, ...string[]];
   /**
+   * With field: the field may be set only while the path named (a stored field of this model or one reached through foreign keys) holds one of the values listed, e.g. {"type": ["select", "multiselect"]} (a custom field names a choice set only when it is a selection). Broken when the field is set and the path holds another value or none.
+   */
+  only_when?: {
+    /**
+     * @minItems 1
+     */
+    [k: string]: [string | number | boolean, ...(string | number | boolean)[]];
+  };
+  /**
+   * With field: the field must be set while the path named holds one of the values listed, e.g. {"type": ["select", "multiselect"]} (a selection custom field needs its choice set). Broken when the path holds one of them and the field is unset.
+   */
+  required_when?: {
+    /**
+     * @minItems 1
+     */
+    [k: string]: [string | number | boolean, ...(string | number | boolean)[]];
+  };
+  /**
    * The error; {path} placeholders (rack.name, group.min_vid) are filled with the values read through those paths.
    */
   message: string;
@@ -116,9 +134,9 @@ export interface ModelDefinition {
   description?: string;
   display: Display;
   /**
-   * created/last_updated columns. true: created is a date; "datetime": created is a timestamp; false: neither.
+   * created/last_updated columns. true: created is a date; "datetime": created is a timestamp; "created": created only, a timestamp, and no last_updated (NetBox's bookmarks); false: neither.
    */
-  timestamps?: boolean | 'datetime';
+  timestamps?: boolean | 'datetime' | 'created';
   fields: {
     [k: string]: Field;
   };
@@ -183,9 +201,30 @@ export interface ModelDefinition {
    */
   tree?: boolean;
   /**
-   * A part this type plays for the engine itself: tag (what tags fields link to), user, token, permission, session and login_failure (authentication and authorisation), custom_field (custom field definitions). Each role requires certain fields (see docs/model-authors.md).
+   * A part this type plays for the engine itself: tag (what tags fields link to), user, token, permission, session and login_failure (authentication and authorisation), custom_field (custom field definitions), custom_field_choice_set (the choices of selection custom fields), config_context, content_type (one row per type of the registry, kept by migrations), export_template (?export= on lists), saved_filter (?filter= and ?filter_id= on lists), config_template (render-config). Each role requires certain fields (see docs/model-authors.md).
    */
-  role?: 'tag' | 'user' | 'token' | 'custom_field' | 'permission' | 'session' | 'login_failure' | 'config_context';
+  role?:
+    | 'tag'
+    | 'user'
+    | 'token'
+    | 'custom_field'
+    | 'permission'
+    | 'session'
+    | 'login_failure'
+    | 'config_context'
+    | 'custom_field_choice_set'
+    | 'content_type'
+    | 'export_template'
+    | 'saved_filter'
+    | 'config_template';
+  /**
+   * true: served for reading only (NetBox's read-only viewsets, such as content types): list and detail answer GET, HEAD and OPTIONS; any other method is 405.
+   */
+  read_only?: boolean;
+  /**
+   * true: anyone who may use the API reads these objects without a permission granting it, as if EXEMPT_VIEW_PERMISSIONS named the type (NetBox's content types: IsAuthenticatedOrLoginNotRequired). Other actions still need their permissions.
+   */
+  exempt_view_permission?: boolean;
   /**
    * false: stored and migrated, but served by no API endpoint (engine-internal state such as sessions).
    */
@@ -204,6 +243,9 @@ export interface ModelDefinition {
   private?: boolean;
 }
 export interface Field {
+  /**
+   * The kind of field. image: an uploaded image (multipart/form-data), stored under the media folder (PATCHBAY_MEDIA_ROOT), its name in a varchar column, shown as the URL it is served at.
+   */
   type:
     | 'string'
     | 'text'
@@ -234,7 +276,8 @@ export interface Field {
     | 'reverse_generic'
     | 'link_peers'
     | 'related'
-    | 'net_count';
+    | 'net_count'
+    | 'image';
   label?: string;
   help_text?: string;
   /**
@@ -397,9 +440,25 @@ export interface Field {
    */
   side?: string;
   /**
-   * choice: shown as its plain value rather than {value, label} (as NetBox shows a cable's type).
+   * choice: shown as its plain value rather than {value, label} (as NetBox shows a cable's type); fk: shown as the target's id rather than its nested form (NetBox's PrimaryKeyRelatedField: a saved filter's user).
    */
   plain?: boolean;
+  /**
+   * image fields: the folder under the media folder that uploads are stored in (image-attachments), as Django's upload_to.
+   */
+  upload_to?: string;
+  /**
+   * image fields: an integer field of the model that gets the image's height in pixels, read from the uploaded bytes (Django's height_field).
+   */
+  height_field?: string;
+  /**
+   * image fields: an integer field of the model that gets the image's width in pixels, read from the uploaded bytes (Django's width_field).
+   */
+  width_field?: string;
+  /**
+   * json fields: a JSON Schema (draft 7) the written value must satisfy (a list of [value, label] pairs, an object of filter parameters); a value that does not is a 400 on the field.
+   */
+  json_schema?: {};
   /**
    * alias: the field shown when the one named by of is unset (primary_ip: primary_ip6, else primary_ip4).
    */
@@ -411,7 +470,7 @@ export interface Filter {
    */
   field?: string | [string, ...string[]];
   /**
-   * Named lookup of the engine: net_contained, net_contained_or_equal, net_contains_or_equals, net_host_contained, net_mask_length (for inet/cidr fields); fk_id, fk_key (a foreign key reached through the path, by id or natural key); field (the filter of the field at the path, with all its lookups); generic_type, generic_id (a generic relation at the path, by content type or by object id); is_set (true/false: the field or relation is set, a boolean is true, a reverse_generic relation has a row); available_on (rows available on the object of model `of` the value names, by `match` and `unscoped`).
+   * Named lookup of the engine: net_contained, net_contained_or_equal, net_contains_or_equals, net_host_contained, net_mask_length (for inet/cidr fields); fk_id, fk_key (a foreign key reached through the path, by id or natural key); field (the filter of the field at the path, with all its lookups); generic_type, generic_id (a generic relation at the path, by content type or by object id); is_set (true/false: the field or relation is set, a boolean is true, a reverse_generic relation has a row); available_on (rows available on the object of model `of` the value names, by `match` and `unscoped`); content_type_id (a field naming types, or a generic relation's type, by the ids of the content types table: NetBox's content_type_id; `lookups` may add lt, lte, gt, gte, empty).
    */
   lookup: string;
   /**
@@ -435,6 +494,10 @@ export interface Filter {
    * available_on: paths on the listed row that, when all unset, make the row available on every object (a global VLAN).
    */
   unscoped?: string[];
+  /**
+   * content_type_id: a row whose field holds no type at all matches every type (a tag without object types may be applied to any: NetBox's for_object_type_id).
+   */
+  empty_matches_all?: boolean;
   /**
    * Extra suffixes this filter accepts, e.g. gte, lte.
    */

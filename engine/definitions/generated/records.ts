@@ -21,8 +21,17 @@ export interface Records {
   'dcim.site'?: DcimSite;
   'dcim.sitegroup'?: DcimSitegroup;
   'dcim.virtualchassis'?: DcimVirtualchassis;
+  'extras.bookmark'?: ExtrasBookmark;
   'extras.configcontext'?: ExtrasConfigcontext;
+  'extras.configtemplate'?: ExtrasConfigtemplate;
+  'extras.contenttype'?: ExtrasContenttype;
   'extras.customfield'?: ExtrasCustomfield;
+  'extras.customfieldchoiceset'?: ExtrasCustomfieldchoiceset;
+  'extras.customlink'?: ExtrasCustomlink;
+  'extras.dashboard'?: ExtrasDashboard;
+  'extras.exporttemplate'?: ExtrasExporttemplate;
+  'extras.imageattachment'?: ExtrasImageattachment;
+  'extras.savedfilter'?: ExtrasSavedfilter;
   'extras.tag'?: ExtrasTag;
   'ipam.aggregate'?: IpamAggregate;
   'ipam.ipaddress'?: IpamIpaddress;
@@ -44,6 +53,7 @@ export interface Records {
   'users.session'?: UsersSession;
   'users.token'?: UsersToken;
   'users.user'?: UsersUser;
+  'users.userconfig'?: UsersUserconfig;
   'virtualization.cluster'?: VirtualizationCluster;
   'virtualization.clustergroup'?: VirtualizationClustergroup;
   'virtualization.clustertype'?: VirtualizationClustertype;
@@ -410,6 +420,7 @@ export interface DcimDevice {
   device_role: DcimDeviceroleBrief | null;
   tenant: TenancyTenantBrief | null;
   platform: DcimPlatformBrief | null;
+  config_template: ExtrasConfigtemplateBrief | null;
   serial: string;
   asset_tag: string | null;
   site: DcimSiteBrief | null;
@@ -495,6 +506,16 @@ export interface DcimPlatformBrief {
 }
 /**
  * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "ExtrasConfigtemplateBrief".
+ */
+export interface ExtrasConfigtemplateBrief {
+  id: number;
+  url: string;
+  display: string;
+  name: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
  * via the `definition` "DcimLocationBrief".
  */
 export interface DcimLocationBrief {
@@ -568,6 +589,7 @@ export interface DcimDevicerole {
   name: string;
   slug: string;
   color: string;
+  config_template: ExtrasConfigtemplateBrief | null;
   vm_role: boolean;
   description: string;
   tags: ExtrasTagBrief[];
@@ -1116,6 +1138,7 @@ export interface DcimPlatform {
   name: string;
   slug: string;
   manufacturer: DcimManufacturerBrief | null;
+  config_template: ExtrasConfigtemplateBrief | null;
   description: string;
   tags: ExtrasTagBrief[];
   custom_fields: {};
@@ -1331,6 +1354,34 @@ export interface DcimVirtualchassis {
 }
 /**
  * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "ExtrasBookmark".
+ */
+export interface ExtrasBookmark {
+  id: number;
+  url: string;
+  display: string;
+  object_type: string | null;
+  object_id: number | null;
+  object: {
+    id: number;
+    url: string;
+    display: string;
+  } | null;
+  user: UsersUserBrief | null;
+  created: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "UsersUserBrief".
+ */
+export interface UsersUserBrief {
+  id: number;
+  url: string;
+  display: string;
+  username: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
  * via the `definition` "ExtrasConfigcontext".
  */
 export interface ExtrasConfigcontext {
@@ -1394,6 +1445,33 @@ export interface TenancyTenantgroupBrief {
 }
 /**
  * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "ExtrasConfigtemplate".
+ */
+export interface ExtrasConfigtemplate {
+  id: number;
+  url: string;
+  display: string;
+  name: string;
+  description: string;
+  environment_params: unknown;
+  template_code: string;
+  tags: ExtrasTagBrief[];
+  created: string;
+  last_updated: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "ExtrasContenttype".
+ */
+export interface ExtrasContenttype {
+  id: number;
+  url: string;
+  display: string;
+  app_label: string;
+  model: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
  * via the `definition` "ExtrasCustomfield".
  */
 export interface ExtrasCustomfield {
@@ -1435,7 +1513,7 @@ export interface ExtrasCustomfield {
   validation_minimum: number | null;
   validation_maximum: number | null;
   validation_regex: string;
-  choices: unknown;
+  choice_set: ExtrasCustomfieldchoicesetBrief | null;
   ui_visible: {
     value: 'always' | 'if-set' | 'hidden';
     label: string;
@@ -1445,6 +1523,147 @@ export interface ExtrasCustomfield {
     label: string;
   } | null;
   is_cloneable: boolean;
+  created: string;
+  last_updated: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "ExtrasCustomfieldchoicesetBrief".
+ */
+export interface ExtrasCustomfieldchoicesetBrief {
+  id: number;
+  url: string;
+  display: string;
+  name: string;
+  choices_count: unknown;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "ExtrasCustomfieldchoiceset".
+ */
+export interface ExtrasCustomfieldchoiceset {
+  id: number;
+  url: string;
+  display: string;
+  name: string;
+  description: string;
+  base_choices: {
+    value: 'IATA' | 'ISO_3166' | 'UN_LOCODE';
+    label: string;
+  } | null;
+  extra_choices: unknown;
+  order_alphabetically: boolean;
+  choices_count: unknown;
+  created: string;
+  last_updated: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "ExtrasCustomlink".
+ */
+export interface ExtrasCustomlink {
+  id: number;
+  url: string;
+  display: string;
+  content_types: string[];
+  name: string;
+  enabled: boolean;
+  link_text: string;
+  link_url: string;
+  weight: number;
+  group_name: string;
+  button_class:
+    | (
+        | 'outline-dark'
+        | 'blue'
+        | 'indigo'
+        | 'purple'
+        | 'pink'
+        | 'red'
+        | 'orange'
+        | 'yellow'
+        | 'green'
+        | 'teal'
+        | 'cyan'
+        | 'gray'
+        | 'black'
+        | 'white'
+        | 'ghost-dark'
+      )
+    | null;
+  new_window: boolean;
+  created: string;
+  last_updated: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "ExtrasDashboard".
+ */
+export interface ExtrasDashboard {
+  id: number;
+  url: string;
+  display: string;
+  user: UsersUserBrief | null;
+  layout: unknown;
+  config: unknown;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "ExtrasExporttemplate".
+ */
+export interface ExtrasExporttemplate {
+  id: number;
+  url: string;
+  display: string;
+  content_types: string[];
+  name: string;
+  description: string;
+  template_code: string;
+  mime_type: string;
+  file_extension: string;
+  as_attachment: boolean;
+  created: string;
+  last_updated: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "ExtrasImageattachment".
+ */
+export interface ExtrasImageattachment {
+  id: number;
+  url: string;
+  display: string;
+  content_type: string | null;
+  object_id: number | null;
+  parent: {
+    id: number;
+    url: string;
+    display: string;
+  } | null;
+  name: string;
+  image: string | null;
+  image_height: number;
+  image_width: number;
+  created: string;
+  last_updated: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "ExtrasSavedfilter".
+ */
+export interface ExtrasSavedfilter {
+  id: number;
+  url: string;
+  display: string;
+  content_types: string[];
+  name: string;
+  slug: string;
+  description: string;
+  user: number | null;
+  weight: number;
+  enabled: boolean;
+  shared: boolean;
+  parameters: unknown;
   created: string;
   last_updated: string;
 }
@@ -1921,16 +2140,6 @@ export interface UsersGroupBrief {
 }
 /**
  * This interface was referenced by `Records`'s JSON-Schema
- * via the `definition` "UsersUserBrief".
- */
-export interface UsersUserBrief {
-  id: number;
-  url: string;
-  display: string;
-  username: string;
-}
-/**
- * This interface was referenced by `Records`'s JSON-Schema
  * via the `definition` "UsersSession".
  */
 export interface UsersSession {
@@ -1981,6 +2190,17 @@ export interface UsersUser {
   date_joined: string;
   last_login: string | null;
   groups: UsersGroupBrief[];
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "UsersUserconfig".
+ */
+export interface UsersUserconfig {
+  id: number;
+  url: string;
+  display: string;
+  user: UsersUserBrief | null;
+  data: unknown;
 }
 /**
  * This interface was referenced by `Records`'s JSON-Schema
@@ -2061,6 +2281,7 @@ export interface VirtualizationVirtualmachine {
   role: DcimDeviceroleBrief | null;
   tenant: TenancyTenantBrief | null;
   platform: DcimPlatformBrief | null;
+  config_template: ExtrasConfigtemplateBrief | null;
   primary_ip: IpamIpaddressBrief | null;
   primary_ip4: IpamIpaddressBrief | null;
   primary_ip6: IpamIpaddressBrief | null;
@@ -2155,6 +2376,17 @@ export interface DcimCableterminationBrief {
 }
 /**
  * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "ExtrasBookmarkBrief".
+ */
+export interface ExtrasBookmarkBrief {
+  id: number;
+  url: string;
+  display: string;
+  object_type: string | null;
+  object_id: number | null;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
  * via the `definition` "ExtrasConfigcontextBrief".
  */
 export interface ExtrasConfigcontextBrief {
@@ -2165,6 +2397,17 @@ export interface ExtrasConfigcontextBrief {
 }
 /**
  * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "ExtrasContenttypeBrief".
+ */
+export interface ExtrasContenttypeBrief {
+  id: number;
+  url: string;
+  display: string;
+  app_label: string;
+  model: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
  * via the `definition` "ExtrasCustomfieldBrief".
  */
 export interface ExtrasCustomfieldBrief {
@@ -2172,6 +2415,56 @@ export interface ExtrasCustomfieldBrief {
   url: string;
   display: string;
   name: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "ExtrasCustomlinkBrief".
+ */
+export interface ExtrasCustomlinkBrief {
+  id: number;
+  url: string;
+  display: string;
+  name: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "ExtrasDashboardBrief".
+ */
+export interface ExtrasDashboardBrief {
+  id: number;
+  display: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "ExtrasExporttemplateBrief".
+ */
+export interface ExtrasExporttemplateBrief {
+  id: number;
+  url: string;
+  display: string;
+  name: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "ExtrasImageattachmentBrief".
+ */
+export interface ExtrasImageattachmentBrief {
+  id: number;
+  url: string;
+  display: string;
+  name: string;
+  image: string | null;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "ExtrasSavedfilterBrief".
+ */
+export interface ExtrasSavedfilterBrief {
+  id: number;
+  url: string;
+  display: string;
+  name: string;
+  slug: string;
 }
 /**
  * This interface was referenced by `Records`'s JSON-Schema
@@ -2243,4 +2536,12 @@ export interface UsersTokenBrief {
   display: string;
   key?: string;
   write_enabled: boolean;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "UsersUserconfigBrief".
+ */
+export interface UsersUserconfigBrief {
+  id: number;
+  display: string;
 }

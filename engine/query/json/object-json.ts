@@ -19,6 +19,9 @@ export interface JsonOptions {
 /** The hole URLs take the request's origin from: compiled representations are shared by every request. */
 export const ORIGIN = new SqlParam('origin');
 
+/** Where stored files are served (engine/routes/media-files.ts), as NetBox's MEDIA_URL. */
+export const MEDIA_URL = '/media/';
+
 /** Nesting deeper than this is cut (a definition whose brief forms point at each other in a ring). */
 const MAX_NESTING = 6;
 
@@ -115,8 +118,9 @@ export class JsonCompiler {
         case 'display':
           return this.display(model, alias);
         case 'created':
-        case 'last_updated':
           return model.timestamps === false ? null : timestampValue(model, name, alias);
+        case 'last_updated':
+          return model.lastUpdated ? timestampValue(model, name, alias) : null;
         case '_depth':
           return model.tree ? this.depth(model, alias) : null;
         default: {
@@ -148,10 +152,8 @@ export class JsonCompiler {
       }
       put(f.name, () => this.value(f, alias, 'full', depth));
     }
-    if (model.timestamps !== false) {
-      put('created', () => timestampValue(model, 'created', alias));
-      put('last_updated', () => timestampValue(model, 'last_updated', alias));
-    }
+    if (model.timestamps !== false) put('created', () => timestampValue(model, 'created', alias));
+    if (model.lastUpdated) put('last_updated', () => timestampValue(model, 'last_updated', alias));
     return out;
   }
 
@@ -169,6 +171,8 @@ export class JsonCompiler {
         return f.aliasOr ? sql`coalesce(${v}, ${this.value(f.aliasOr, alias, form, depth)})` : v;
       }
       case 'fk':
+        // A plain foreign key is shown as the target's id (NetBox's PrimaryKeyRelatedField).
+        if (f.def.plain) return column(alias, f.column);
         return this.nestedById(f.target, column(alias, f.column), depth + 1);
       case 'generic_fk':
         return this.genericObject(f, column(alias, f.typeColumn), column(alias, f.idColumn), depth + 1);
@@ -196,6 +200,9 @@ export class JsonCompiler {
       case 'choice':
         if (f.array) return sql`coalesce(${column(alias, f.column)}, '{}')`;
         return this.choice(f, f.choices, column(alias, f.column), form);
+      case 'image':
+        // The URL the file is served at (NetBox's MEDIA_URL, /media/), or null while there is none.
+        return sql`CASE WHEN coalesce(${column(alias, f.column)}, '') = '' THEN NULL ELSE concat(${ORIGIN}::text, ${MEDIA_URL}::text, ${column(alias, f.column)}) END`;
       default:
         if (!f.column) throw new Error(`${model.label}.${f.name}: no SQL for a ${f.kind} field`);
         return storedValue(f, alias);

@@ -56,11 +56,15 @@ export interface Model {
   tree: boolean;
   /** created shown as a date, as a timestamp, or no timestamps at all. */
   timestamps: false | 'date' | 'datetime';
+  /** Whether it has last_updated (not with "timestamps": "created"). */
+  lastUpdated: boolean;
   /** Served by a list endpoint. */
   exposed: boolean;
   /** Foreign keys of any model that point at this one. */
   reverse: Field[];
   modelByLabel(label: string): Model | undefined;
+  /** The model playing an engine role (content_type, tag...), if any. */
+  modelWithRole(role: string): Model | undefined;
 }
 
 export interface Definitions {
@@ -106,11 +110,13 @@ export function readDefinitions(dir = SCHEMA_DIR): Definitions {
       fields: new Map(),
       fieldList: [],
       tree: def.tree === true,
-      // "timestamps": true or absent: created is a date; "datetime": a timestamp; false: neither.
-      timestamps: def.timestamps === false ? false : def.timestamps === 'datetime' ? 'datetime' : 'date',
+      // "timestamps": true or absent: created is a date; "datetime": a timestamp; "created": a timestamp and no last_updated; false: neither.
+      timestamps: def.timestamps === false ? false : def.timestamps === 'datetime' || def.timestamps === 'created' ? 'datetime' : 'date',
+      lastUpdated: def.timestamps !== false && def.timestamps !== 'created',
       exposed: def.exposed !== false,
       reverse: [],
       modelByLabel: (l) => models.get(l),
+      modelWithRole: (role) => [...models.values()].find((m) => m.def.role === role),
     });
   }
   const tagModel = [...models.values()].find((m) => m.def.role === 'tag');

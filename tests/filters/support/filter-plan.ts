@@ -15,7 +15,7 @@ export type Universe = Map<string, Map<number, Rep>>;
 
 export type ValueType =
   | 'string' | 'mac' | 'array' | 'ordered' | 'boolean' | 'choice' | 'cidr' | 'inet'
-  | 'relation' | 'set' | 'generic-type' | 'generic-id' | 'net' | 'available-on';
+  | 'relation' | 'set' | 'generic-type' | 'generic-id' | 'net' | 'available-on' | 'content-type';
 
 export interface Family {
   /** Coverage label: the kind of filter this is ("string", "fk _id (tree descendants)", "declared net_contained"...). */
@@ -52,6 +52,8 @@ export interface Family {
   availableTo?(row: Rep, id: number, u: Universe): boolean;
   /** generic-type: a type label to query with when the generated rows hold none. */
   someType?: string;
+  /** content-type: a row holding no type matches every type. */
+  emptyMatchesAll?: boolean;
 }
 
 /** A filter a definition implies: its name, and what it is (or why the suite cannot test it). */
@@ -80,7 +82,8 @@ export function paramOf(name: string, lookup: string): string {
 }
 
 const choiceValue = (v: unknown): unknown => (v !== null && typeof v === 'object' && 'value' in (v as object) ? (v as { value: unknown }).value : v);
-const idOf = (v: unknown): number | null => (v !== null && typeof v === 'object' ? ((v as { id: number }).id ?? null) : null);
+/** A relation's id as shown: nested ({id, ...}), or the id itself for a plain foreign key (a saved filter's user). */
+const idOf = (v: unknown): number | null => (typeof v === 'number' ? v : v !== null && typeof v === 'object' ? ((v as { id: number }).id ?? null) : null);
 
 /** Whether a relation to `target` through `field` also matches the targets' descendants (trees, but not a tree's own parent filter). */
 function descends(field: Field): boolean {
@@ -376,6 +379,27 @@ function classifyDeclared(model: Model, name: string, spec: Filter): Family | st
       );
     }
   }
+  if (spec.lookup === 'content_type_id') {
+    // The type labels a row holds (a list, a value, a generic relation's type), as the ids of the content types table.
+    const ct = model.modelWithRole('content_type');
+    if (!ct) return 'content_type_id without a content_type model';
+    if (routes.length > 1 || routes[0]!.hops.length) return `${name}: content_type_id on a field of the model itself only`;
+    const f = routes[0]!.field;
+    const labels = (r: Rep): string[] => {
+      const v = f.kind === 'generic_fk' ? r[genericNames(f).type] : r[f.name];
+      return (Array.isArray(v) ? v : [v]).filter((x): x is string => typeof x === 'string' && x !== '');
+    };
+    const idOfLabel = (u: Universe, label: string) => [...u.get(ct.label)!.values()].find((c) => `${String(c.app_label)}.${String(c.model)}` === label)?.id as number | undefined;
+    return {
+      kind: `declared content_type_id${spec.empty_matches_all ? ' (empty matches all)' : ''}`,
+      valueType: 'content-type',
+      lookups: ['exact', 'n', ...(spec.lookups ?? [])],
+      set: 'main',
+      reads: [ct.label],
+      emptyMatchesAll: spec.empty_matches_all === true,
+      extract: (r, u) => labels(r).map((l) => idOfLabel(u, l)).filter((id): id is number => id !== undefined),
+    };
+  }
   if (spec.lookup.startsWith('net_')) {
     if (routes.length > 1 || routes[0]!.hops.length) return `${spec.lookup} on ${paths.join(', ')}: the suite generates networks for a field of the model itself`;
     const field = routes[0]!.field.name;
@@ -495,7 +519,8 @@ function fieldFilters(model: Model, field: Field): ExpectedFilter[] {
     default:
       // Secrets (write-only) are never filters; kinds without a column of their own have none; a list
       // filters by membership only when it is a list of strings (docs/filtering.md).
-      if (!field.column || field.writeOnly || field.kind === 'json' || field.kind === 'custom_fields') return [];
+      // An image's stored name is served, not filtered (NetBox has no filter on it either).
+      if (!field.column || field.writeOnly || field.kind === 'json' || field.kind === 'custom_fields' || field.kind === 'image') return [];
       if (field.array && !['string', 'text', 'slug'].includes(field.kind)) return [];
       // A secret matches by the whole value only (docs/filtering.md, secrets).
       if (field.def.secret) {
@@ -517,7 +542,7 @@ export function expectedFilters(model: Model): ExpectedFilter[] {
   add({ name: 'id', fam: { kind: 'id', valueType: 'ordered', order: 'number', lookups: ORDERED_LOOKUPS, set: 'main', extract: (r) => r.id }, builtin: true });
   if (model.timestamps !== false) {
     // created compares as the API shows it: a date on most models, a timestamp where the definition says so.
-    for (const name of ['created', 'last_updated'] as const) {
+    for (const name of model.lastUpdated ? (['created', 'last_updated'] as const) : (['created'] as const)) {
       const order = name === 'created' && model.timestamps === 'date' ? 'date' : 'datetime';
       add({ name, fam: { kind: name, valueType: 'ordered', order, lookups: ORDERED_LOOKUPS, set: 'main', extract: (r) => r[name] ?? null }, builtin: true });
     }
@@ -675,6 +700,16 @@ export function checksFor(fam: Family, name: string, set: Rep[], u: Universe, lo
       Object.assign(per, { exact: [[av], [av, bv]], n: [[av]] });
       break;
     }
+    case 'content-type': {
+      const av = required((a as number[])[0], what);
+      const bv = required((b as number[])[0], what);
+      Object.assign(per, {
+        exact: [[String(av)], [String(av), String(bv)], ['999999']], n: [[String(av)]],
+        lt: [[String(bv)]], lte: [[String(bv)]], gt: [[String(av)]], gte: [[String(av)]],
+        empty: [['true'], ['false']],
+      });
+      break;
+    }
     case 'available-on': {
       // The set holds the objects named: one reaching something along every path, one made plainly.
       const [oa, ob] = [String(A.id), String(B.id)];
@@ -773,6 +808,11 @@ export function invalidChecks(fam: Family): Check[] {
       add('exact', 'abc');
       add('exact', '999999999');
       break;
+    case 'content-type':
+      add('exact', 'abc');
+      add('lt', '1e400');
+      add('empty', 'maybe');
+      break;
   }
   return out;
 }
@@ -863,6 +903,12 @@ export function matches(fam: Family, lookup: string, values: string[], row: Rep,
         return v !== null && values.includes(String(v));
       case 'generic-id':
         return v !== null && values.includes(String(v));
+      case 'content-type': {
+        const ids = v as number[];
+        if (l === 'empty') return (ids.length === 0) === EMPTY_TRUE(values[0]!);
+        if (fam.emptyMatchesAll && !ids.length) return true;
+        return ids.some((id) => values.some((x) => ({ exact: id === Number(x), lt: id < Number(x), lte: id <= Number(x), gt: id > Number(x), gte: id >= Number(x) })[l] ?? (() => { throw new Error(`oracle: content type lookup ${l}`); })()));
+      }
       case 'available-on':
         // 'null' names no object: it matches nothing.
         return values.some((x) => x !== 'null' && fam.availableTo!(row, Number(x), u));

@@ -50,6 +50,15 @@ async function mainSet(f: ObjectFactory, model: Model): Promise<number[]> {
   }
   const ids: number[] = [];
   for (const v of VARIANTS) ids.push((await f.createForFilters(model, over[v])).id);
+  // A read-only stored field (a choice set's base_choices) takes no value through the API: A, B and C
+  // get theirs written directly, so that its filters have data to tell apart.
+  for (const field of model.fieldList) {
+    if (!field.readOnly || !field.column || field.kind === 'fk' || writtenFields(model).includes(field) || ['computed', 'count', 'json', 'custom_fields'].includes(field.kind)) continue;
+    for (const [i, v] of VARIANTS.entries()) {
+      const value = scalarValue(field, v, f.uniq());
+      if (value !== undefined) await f.writeDirectly(model, ids[i]!, { [field.name]: value });
+    }
+  }
   for (const field of writtenFields(model)) {
     if (field.kind !== 'generic_fk' || f.genericTargets(field).length) continue;
     // None of the types this relation may point at is defined yet, so the API cannot set it: write the
@@ -267,7 +276,8 @@ export async function generateSets(t: TestApp, f: ObjectFactory, model: Model, f
   sets.set('main', main);
   if (model.timestamps !== false) {
     for (const [i, v] of (['A', 'B'] as const).entries()) {
-      await t.knex.raw(`UPDATE ${quoteIdent(model.table)} SET "created" = ?, "last_updated" = ? WHERE "id" = ?`, [STAMPS[v], STAMPS[v], main[i]!]);
+      const set = model.lastUpdated ? `"created" = ?, "last_updated" = ?` : `"created" = ?`;
+      await t.knex.raw(`UPDATE ${quoteIdent(model.table)} SET ${set} WHERE "id" = ?`, [...(model.lastUpdated ? [STAMPS[v], STAMPS[v]] : [STAMPS[v]]), main[i]!]);
       f.dirty.add(model.label);
     }
   }

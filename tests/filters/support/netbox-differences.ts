@@ -24,8 +24,6 @@ export const GAPS: Difference[] = [
   // Object types Patchbay does not define.
   { why: 'the change log, by the request that made a change', notYet: 'extras.objectchange', on: { '*': ['created_by_request', 'modified_by_request', 'updated_by_request'] } },
   { why: 'ASNs', notYet: 'ipam.asn', on: { 'dcim/sites': ['asn', 'asn_id'], 'circuits/providers': ['asn', 'asn_id'] } },
-  { why: 'custom field choice sets', notYet: 'extras.customfieldchoiceset', on: { 'extras/custom-fields': ['choice_set', 'choice_set_id'] } },
-  { why: 'config templates', notYet: 'extras.configtemplate', on: { 'dcim/device-roles': ['config_template_id'], 'dcim/devices': ['config_template_id'], 'dcim/platforms': ['config_template_id'], 'virtualization/virtual-machines': ['config_template_id'] } },
   { why: 'data sources (config contexts synchronised from them)', notYet: 'core.datasource', on: { 'extras/config-contexts': ['data_source_id', 'data_synced'] } },
   { why: 'data files', notYet: 'core.datafile', on: { 'extras/config-contexts': ['data_file_id'] } },
   { why: 'route targets', notYet: 'ipam.routetarget', on: { 'ipam/vrfs': ['export_target', 'export_target_id', 'import_target', 'import_target_id'] } },
@@ -51,6 +49,10 @@ export const GAPS: Difference[] = [
   { why: 'device bay templates', notYet: 'dcim.devicebaytemplate', on: { 'dcim/device-types': ['device_bays'] } },
   { why: 'module bay templates', notYet: 'dcim.modulebaytemplate', on: { 'dcim/device-types': ['module_bays'] } },
   { why: 'inventory item templates', notYet: 'dcim.inventoryitemtemplate', on: { 'dcim/device-types': ['inventory_items'] } },
+
+  { why: 'data sources and data files belong to NetBox\'s core application, outside the applications Patchbay serves (docs/extras.md)', on: { 'extras/config-templates': ['data_file_id', 'data_source_id', 'data_synced'], 'extras/export-templates': ['data_file_id', 'data_source_id', 'data_synced'] } },
+  { why: 'NetBox\'s choice filter matches a choice set holding a value; a definition has no filter into a list of pairs held in JSON', on: { 'extras/custom-field-choice-sets': ['choice'] } },
+  { why: 'the saved filters the caller may use: depends on the caller, which a declared filter cannot name', on: { 'extras/saved-filters': ['usable'] } },
 
   // Deliberately not served: NetBox is unsafe here.
   {
@@ -97,13 +99,18 @@ export const GAPS: Difference[] = [
   { why: 'NetBox tests whether actions contains the action; Patchbay derives no filter from a list of choices, and has no boolean "the list holds this value"', on: { 'users/permissions': ['can_view', 'can_add', 'can_change', 'can_delete'] } },
   { why: 'counted when read (net_count fields), not stored; a filter compares stored values only', on: { 'ipam/prefixes': ['children', 'depth'] } },
   { why: 'Patchbay\'s device types hold no images', on: { 'dcim/device-types': ['has_front_image', 'has_rear_image'] } },
-  { why: 'NetBox filters by content type ids; Patchbay names types by their app.model labels and has no table of content types', on: { 'extras/tags': ['content_type_id', 'for_object_type_id'], 'extras/custom-fields': ['content_type_id'], 'tenancy/contact-assignments': ['content_type_id'] } },
-  { why: 'the types of the objects a tag is applied to: a count across every model (tagged_items), which no declared path reaches', on: { 'extras/tags': ['content_type'] } },
-  { why: 'a list of labels is filtered by membership (exact, n), as docs/filtering.md says; NetBox\'s ContentTypeFilter also takes the text lookups', on: { 'extras/custom-fields': ['content_types__ic', 'content_types__nic', 'content_types__isw', 'content_types__nisw', 'content_types__iew', 'content_types__niew', 'content_types__ie', 'content_types__nie'] } },
+  { why: 'not declared; one line: {"field": "content_type", "lookup": "content_type_id"}, as on image attachments (left to the tenancy branch)', on: { 'tenancy/contact-assignments': ['content_type_id'] } },
+  { why: 'the types of the objects a tag is applied to: a count across every model (tagged_items), which no declared path reaches', on: { 'extras/tags': ['content_type', 'content_type_id'] } },
+  {
+    why: 'a list of labels is filtered by membership (exact, n), as docs/filtering.md says; NetBox\'s ContentTypeFilter also takes the text lookups',
+    on: Object.fromEntries(['extras/custom-fields', 'extras/custom-links', 'extras/export-templates', 'extras/saved-filters'].map((e) => [e, ['content_types__ic', 'content_types__nic', 'content_types__isw', 'content_types__nisw', 'content_types__iew', 'content_types__niew', 'content_types__ie', 'content_types__nie']])),
+  },
   {
     why: 'NetBox filters a generic relation\'s object id as a plain number with every numeric lookup; Patchbay\'s generic id filters take exact and n, as its other relation filters (docs/filtering.md)',
     on: {
       'dcim/cable-terminations': ['termination_id__lt', 'termination_id__lte', 'termination_id__gt', 'termination_id__gte', 'termination_id__empty'],
+      'extras/bookmarks': ['object_id__lt', 'object_id__lte', 'object_id__gt', 'object_id__gte', 'object_id__empty'],
+      'extras/image-attachments': ['object_id__lt', 'object_id__lte', 'object_id__gt', 'object_id__gte', 'object_id__empty'],
       'tenancy/contact-assignments': ['object_id__lt', 'object_id__lte', 'object_id__gt', 'object_id__gte', 'object_id__empty'],
       'ipam/vlan-groups': ['scope_id__lt', 'scope_id__lte', 'scope_id__gt', 'scope_id__gte', 'scope_id__empty'],
     },
@@ -128,6 +135,7 @@ export const EXTRAS: Difference[] = [
       'dcim/racks': ['status__empty', 'type__empty', 'width__empty', 'weight_unit__empty', 'outer_unit__empty'],
       'dcim/sites': STATUS_EMPTY,
       'extras/custom-fields': ['type__empty', 'filter_logic__empty', 'ui_visible__empty', 'ui_editable__empty'],
+      'extras/custom-field-choice-sets': ['base_choices__empty'],
       'ipam/ip-addresses': ['status__empty', 'role__empty'],
       'ipam/prefixes': STATUS_EMPTY,
       'ipam/vlans': STATUS_EMPTY,
@@ -149,6 +157,10 @@ export const EXTRAS: Difference[] = [
       'dcim/interfaces': ['mark_connected'],
       'virtualization/interfaces': ['mode'],
       'extras/custom-fields': ['object_type', 'label', 'validation_minimum', 'validation_maximum', 'validation_regex'],
+      'extras/custom-links': ['button_class'],
+      'extras/export-templates': ['template_code', 'mime_type', 'file_extension', 'as_attachment'],
+      'extras/config-templates': ['template_code'],
+      'extras/image-attachments': ['image_height', 'image_width'],
       'extras/config-contexts': ['weight'],
       'ipam/roles': ['weight'],
       'users/users': ['date_joined', 'last_login'],
@@ -157,11 +169,19 @@ export const EXTRAS: Difference[] = [
   },
   {
     why: 'every model with timestamps filters created and last_updated (docs/filtering.md); NetBox\'s filter sets for these are not change-logged ones',
-    on: { 'dcim/cable-terminations': ['created', 'last_updated'], 'extras/custom-fields': ['created', 'last_updated'], 'users/tokens': ['last_updated'] },
+    on: {
+      'dcim/cable-terminations': ['created', 'last_updated'], 'extras/custom-fields': ['created', 'last_updated'], 'users/tokens': ['last_updated'],
+      ...Object.fromEntries(['extras/custom-field-choice-sets', 'extras/custom-links', 'extras/export-templates', 'extras/saved-filters', 'extras/config-templates'].map((e) => [e, ['created', 'last_updated']])),
+      'extras/image-attachments': ['last_updated'],
+    },
   },
   {
-    why: 'every date and time filter takes all of n, lt, lte, gt, gte and empty (docs/filtering.md); NetBox\'s token filters declare exact, gte and lte only',
-    on: { 'users/tokens': ['created__n', 'created__lt', 'created__gt', 'created__empty', 'expires__n', 'expires__lt', 'expires__gt', 'expires__empty'] },
+    why: 'every date and time filter takes all of n, lt, lte, gt, gte and empty (docs/filtering.md); NetBox\'s token filters declare exact, gte and lte only, its bookmark and image attachment filters exact only',
+    on: {
+      'extras/image-attachments': ['created__n', 'created__lt', 'created__lte', 'created__gt', 'created__gte', 'created__empty'],
+      'users/tokens': ['created__n', 'created__lt', 'created__gt', 'created__empty', 'expires__n', 'expires__lt', 'expires__gt', 'expires__empty'],
+      'extras/bookmarks': ['created__n', 'created__lt', 'created__lte', 'created__gt', 'created__gte', 'created__empty'],
+    },
   },
   {
     why: 'every foreign key gives <field>_id and <field> by the target\'s natural key (docs/filtering.md, "Relations"); NetBox declares one of them, or neither',
@@ -169,12 +189,15 @@ export const EXTRAS: Difference[] = [
       'circuits/circuits': ['provider_account'],
       'circuits/circuit-terminations': ['circuit', 'provider_network'],
       'dcim/cable-terminations': ['cable_id'],
-      'dcim/devices': ['location', 'rack', 'cluster', 'virtual_chassis'],
       'dcim/interfaces': ['parent', 'bridge', 'lag', 'untagged_vlan', 'untagged_vlan_id'],
       'virtualization/interfaces': ['parent', 'bridge', 'untagged_vlan', 'untagged_vlan_id'],
       'ipam/ip-addresses': ['nat_inside_id'],
       'ipam/prefixes': ['vlan'],
       'tenancy/contact-assignments': ['contact'],
+      'dcim/devices': ['location', 'rack', 'cluster', 'virtual_chassis', 'config_template'],
+      'dcim/device-roles': ['config_template'],
+      'dcim/platforms': ['config_template'],
+      'virtualization/virtual-machines': ['config_template'],
     },
   },
   {
@@ -204,6 +227,16 @@ export const EXTRAS: Difference[] = [
       'dcim/cables': ['color__ic', 'color__nic', 'color__isw', 'color__nisw', 'color__iew', 'color__niew', 'color__ie', 'color__nie', 'color__empty'],
       'dcim/interfaces': ['mac_address__empty', 'wwn__empty'],
       'virtualization/interfaces': ['mac_address__empty'],
+      'extras/custom-links': ['link_text__empty', 'link_url__empty'],
+    },
+  },
+  {
+    why: 'content types filter like every model, each field with the lookups of its kind (docs/filtering.md); NetBox\'s ContentTypeFilterSet is a plain django-filter set, exact only',
+    on: {
+      'extras/content-types': [
+        ...['n', 'lt', 'lte', 'gt', 'gte', 'empty'].map((l) => `id__${l}`),
+        ...['app_label', 'model'].flatMap((f) => ['n', 'ic', 'nic', 'isw', 'nisw', 'iew', 'niew', 'ie', 'nie', 'empty'].map((l) => `${f}__${l}`)),
+      ],
     },
   },
   {
@@ -221,6 +254,7 @@ export const EXTRAS: Difference[] = [
       ],
       'dcim/interfaces': ['vlan_id__n'],
       'virtualization/interfaces': ['vlan_id__n'],
+      'extras/tags': ['for_object_type_id__n'],
     },
   },
 ];

@@ -1,5 +1,7 @@
+import { jsonSample } from '../../support/json-sample';
 import { quoteIdent } from '../../../engine/storage/identifiers';
 import type { TestApp } from '../../support/test-app';
+import { sendObject } from '../../support/send-object';
 import { naturalKey, typeLabelsFor, urlOf, type Definitions, type Field, type Model } from './definitions';
 
 /** An object as the API returns it (full representation). */
@@ -16,8 +18,8 @@ export type Variant = 'A' | 'B' | 'C' | 'base';
 const SLUG_PATTERN = '^[-a-zA-Z0-9_]+$';
 // B starts with A's end and ends with A's start, so "starts with" and "ends with" differ from "contains".
 const HEADS: Record<Variant, [string, string]> = { A: ['Ab', 'cD'], B: ['cD', 'Ab'], C: ['9d', '8e'], base: ['7c', '7d'] };
-/** Kinds that hold no value a create can set (or that no filter reads). */
-const NOT_WRITTEN = new Set(['computed', 'count', 'json', 'custom_fields']);
+/** Kinds that hold no value a create can set (or that no filter reads); an image is a file sendObject attaches. */
+const NOT_WRITTEN = new Set(['computed', 'count', 'json', 'custom_fields', 'image']);
 
 /** The two names of a generic relation, as written, read and filtered (`scope_type`/`scope_id`, or as the definition names them). */
 export function genericNames(field: Field): { type: string; id: string } {
@@ -150,7 +152,7 @@ export class ObjectFactory {
   readonly dirty = new Set<string>();
 
   async post(model: Model, body: Record<string, unknown>): Promise<Rep> {
-    const res = await this.t.api.post(urlOf(model)).set(this.t.auth).send(body);
+    const res = await sendObject(this.t, 'post', urlOf(model), model, body);
     if (res.status !== 201) throw new Error(`creating ${model.label} ${JSON.stringify(body)}: ${res.status} ${JSON.stringify(res.body)}`);
     this.dirty.add(model.label);
     return res.body as Rep;
@@ -166,7 +168,7 @@ export class ObjectFactory {
     const body: Record<string, unknown> = {};
     const u = this.uniq();
     for (const field of model.fieldList) {
-      if (field.readOnly || ['computed', 'count', 'custom_fields'].includes(field.kind)) continue;
+      if (field.readOnly || ['computed', 'count', 'custom_fields', 'image'].includes(field.kind)) continue;
       if (field.name in overrides || genericNames(field).type in overrides) continue;
       const needed = field.required && field.def.default === undefined && !field.def.default_fn;
       if (!needed) continue;
@@ -178,7 +180,7 @@ export class ObjectFactory {
         body[genericNames(field).type] = target.label;
         body[genericNames(field).id] = (await this.targets(target))[0].id;
       } else if (field.kind === 'tags' || field.kind === 'm2m') body[field.name] = [];
-      else if (field.kind === 'json') body[field.name] = field.array ? [] : {};
+      else if (field.kind === 'json') body[field.name] = field.array ? [] : jsonSample(field, this.uniq());
       // Its own number per field: a name and a slug never hold the same text (see mainSet).
       else body[field.name] = scalarValue(field, 'base', this.uniq());
     }
@@ -249,7 +251,7 @@ export class ObjectFactory {
 
   /** createForFilters without its held-back values: the create, a retry with fresh targets, then without what is still refused. */
   private async createRetrying(model: Model, overrides: Record<string, unknown>, body: Record<string, unknown>): Promise<Rep> {
-    const first = await this.t.api.post(urlOf(model)).set(this.t.auth).send(body);
+    const first = await sendObject(this.t, 'post', urlOf(model), model, body);
     if (first.status === 201) {
       this.dirty.add(model.label);
       return first.body as Rep;
@@ -269,7 +271,7 @@ export class ObjectFactory {
         retry[genericNames(field).id] = (await this.createTarget(this.defs.models.get(String(retry[genericNames(field).type]))!)).id;
       }
     }
-    const second = await this.t.api.post(urlOf(model)).set(this.t.auth).send(retry);
+    const second = await sendObject(this.t, 'post', urlOf(model), model, retry);
     if (second.status === 201) {
       this.dirty.add(model.label);
       return second.body as Rep;

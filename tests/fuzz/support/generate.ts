@@ -2,7 +2,7 @@ import { caseRng, type Prng } from './prng';
 import type { FuzzRequest } from './fuzz-request';
 import { Obj, toJsonText, type Json } from './json-text';
 import { bulkDeleteBody, bulkUpdateBody, createBody, mutatedBody, updateBody } from './bodies';
-import { contentTypeFor, rawBody } from './raw-bodies';
+import { contentTypeFor, multipartBody, rawBody } from './raw-bodies';
 import { callerHeaders, extraHeaders, junkCookie, pickCaller } from './callers';
 import { detailQuery, listQuery } from './queries';
 import { accountPage, fixedApiMethod, fixedApiPath, provisionBody } from './pages';
@@ -74,6 +74,7 @@ export function generateCase(world: World, seed: number, caseNo: number): FuzzRe
     [6, 'bulk'],
     [3, 'delete'],
     [7, 'raw-body'],
+    [3, 'upload'],
     [6, 'path'],
     [3, 'method'],
     [6, 'headers'],
@@ -123,6 +124,17 @@ export function generateCase(world: World, seed: number, caseNo: number): FuzzRe
       method = rng.pick(['POST', 'POST', 'PUT', 'PATCH', 'DELETE']);
       if (method !== 'POST' && rng.chance(0.6)) path = `${ep.list}${keepId(world, ep)}/`;
       const r = rawBody(rng, mutatedBody(rng, ep, world, caseNo));
+      payload = { body: r.bytes, contentType: r.contentType };
+      break;
+    }
+    case 'upload': {
+      // Forms with files, good and bad (multipart/form-data), to a type with file fields (image attachments).
+      const withFiles = world.endpoints.filter((e) => e.model.fieldList.some((f) => f.kind === 'image'));
+      const up = withFiles.length ? rng.pick(withFiles) : ep;
+      const files = up.model.fieldList.filter((f) => f.kind === 'image').map((f) => f.name);
+      method = rng.pick(['POST', 'POST', 'PUT', 'PATCH']);
+      path = method === 'POST' ? up.list : `${up.list}${rng.chance(0.9) ? keepId(world, up) : rng.pick(JUNK_IDS)}/`;
+      const r = files.length ? multipartBody(rng, mutatedBody(rng, up, world, caseNo), files) : rawBody(rng, mutatedBody(rng, up, world, caseNo));
       payload = { body: r.bytes, contentType: r.contentType };
       break;
     }

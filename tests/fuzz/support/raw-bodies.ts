@@ -1,5 +1,5 @@
 import type { Prng } from './prng';
-import { toJsonText, type Json } from './json-text';
+import { Obj, Raw, toJsonText, type Json } from './json-text';
 
 /**
  * Bodies as bytes, for what JSON text cannot say: invalid UTF-8, truncated documents, a byte order
@@ -78,4 +78,57 @@ export function rawBody(rng: Prng, valid: Json): RawBody {
       return { bytes: utf8(`{${keys}}`), contentType: 'application/json' };
     }
   }
+}
+
+/** A tiny real PNG, and bytes that only claim to be one. */
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC', 'base64');
+const NOT_IMAGES = [Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>1</script></svg>'), Buffer.from('<html></html>'), PNG.subarray(0, 20), Buffer.alloc(0), Buffer.from([0xff, 0xd8, 0xff, 0xd9]), Buffer.from('RIFF\u0000\u0000\u0000\u0000WEBPVP8 ')];
+
+/**
+ * A multipart/form-data body for a type with file fields: the valid body's scalar values as form fields
+ * (some mutated), and a file part that is an image, not one, empty, doubled, named oddly, cut short, past
+ * the size limit, or under an unknown name; sometimes with a broken boundary or none.
+ */
+export function multipartBody(rng: Prng, valid: Json, fileFields: string[]): RawBody {
+  const boundary = `----fz${rng.int(1_000_000)}`;
+  const crlf = '\r\n';
+  const parts: Buffer[] = [];
+  const field = (name: string, value: Buffer | string) => parts.push(Buffer.concat([utf8(`--${boundary}${crlf}Content-Disposition: form-data; name="${name}"${crlf}${crlf}`), Buffer.isBuffer(value) ? value : utf8(value), utf8(crlf)]));
+  const file = (name: string, filename: string, bytes: Buffer, type = 'image/png') =>
+    parts.push(Buffer.concat([utf8(`--${boundary}${crlf}Content-Disposition: form-data; name="${name}"; filename="${filename}"${crlf}Content-Type: ${type}${crlf}${crlf}`), bytes, utf8(crlf)]));
+  if (valid instanceof Obj) {
+    for (const [k, v] of valid.entries) {
+      if (v === null || v instanceof Obj || Array.isArray(v)) continue;
+      field(k, rng.chance(0.15) ? rng.pick(['', '\u0000', '1e400', '-1', 'x'.repeat(300), Buffer.from([0xff, 0xfe]).toString('latin1')]) : String(v instanceof Raw ? v.text : v));
+    }
+  }
+  const name = rng.chance(0.9) ? rng.pick(fileFields) : rng.pick(['picture', '', '__proto__']);
+  const kind = rng.weighted<string>([[4, 'image'], [3, 'not-image'], [1, 'twice'], [1, 'odd-name'], [1, 'cut'], [1, 'huge'], [1, 'no-boundary'], [1, 'no-file']]);
+  switch (kind) {
+    case 'image':
+      file(name, 'fuzz.png', PNG);
+      break;
+    case 'not-image':
+      file(name, rng.pick(['x.png', 'x.svg', 'x.jpg']), rng.pick(NOT_IMAGES), rng.pick(['image/png', 'image/svg+xml', 'text/html']));
+      break;
+    case 'twice':
+      file(name, 'a.png', PNG);
+      file(name, 'b.png', PNG);
+      break;
+    case 'odd-name':
+      file(name, rng.pick(['../../etc/passwd', '.htaccess', '\u0000.png', 'é'.repeat(200), '', 'a"b.png']), PNG);
+      break;
+    case 'huge':
+      // Past the default 10 MiB image limit: refused as it streams, naming the field.
+      file(name, 'big.png', Buffer.concat([PNG, Buffer.alloc(10_600_000, 1)]));
+      break;
+    case 'no-file':
+      break;
+    default:
+      file(name, 'cut.png', PNG);
+  }
+  let bytes = Buffer.concat([...parts, utf8(`--${boundary}--${crlf}`)]);
+  if (kind === 'cut') bytes = bytes.subarray(0, rng.int(bytes.length));
+  const contentType = kind === 'no-boundary' ? rng.pick(['multipart/form-data', 'multipart/form-data; boundary=', `multipart/form-data; boundary="${boundary}x"`]) : `multipart/form-data; boundary=${boundary}`;
+  return { bytes, contentType };
 }

@@ -1,0 +1,46 @@
+import type { Request } from 'express';
+import type { ResolvedModel } from '../../definitions/registry-types';
+import type { CallContext } from '../api-context';
+import type { Action } from '../../auth/permissions';
+import type { Form } from '../../query/json/object-json';
+import { detailStatement } from '../../query/statements/read-statements';
+import { runRows } from '../../query/statements/run';
+import { notAuthenticated, notFound, permissionDenied } from '../../errors/http-error';
+import { sql, type Sql } from '../../sql/fragment';
+import { jsonOptions } from '../read-handlers';
+
+/**
+ * What detail actions share: the object the caller may act on, its representation, and how the client
+ * asked for the answer.
+ */
+
+/** The conditions of the objects the caller may `action`, or a 403 (no credentials: "not provided"). */
+export async function actionScope(ctx: CallContext, model: ResolvedModel, action: Action): Promise<Sql[]> {
+  const scope = await ctx.scope(model, action);
+  if (scope.allowed) return scope.conditions;
+  throw ctx.principal ? permissionDenied() : notAuthenticated();
+}
+
+/** The object's representation (parsed), when it exists and lies within the conditions; else a 404. */
+export async function objectJson(ctx: CallContext, model: ResolvedModel, id: number, conditions: Sql[], form: Form): Promise<Record<string, unknown>> {
+  const statement = detailStatement(ctx.registry, { model, conditions: [...conditions, sql`"t"."id" = ${id}::bigint`], form, omit: new Set(), json: jsonOptions(ctx), current: sql`TRUE` });
+  const [row] = await runRows<{ body: string | null }>(ctx.knex, statement);
+  if (!row?.body) throw notFound();
+  return JSON.parse(row.body) as Record<string, unknown>;
+}
+
+/**
+ * Whether the client asked for plain text: NetBox's render endpoints answer text/plain to `Accept:
+ * text/plain` (DRF's content negotiation, the first acceptable renderer wins) or `?format=txt`.
+ */
+export function wantsText(ctx: CallContext, req: Request): boolean {
+  const format = ctx.query.get('format');
+  if (format) return format === 'txt';
+  const accept = req.headers.accept ?? '';
+  for (const part of accept.split(',')) {
+    const type = part.split(';')[0]!.trim().toLowerCase();
+    if (type === 'application/json' || type === 'application/*' || type === '*/*') return false;
+    if (type === 'text/plain' || type === 'text/*') return true;
+  }
+  return false;
+}
