@@ -14,9 +14,9 @@ const PER_ADDRESS = 30;
  * kept in the database, so every instance counts them), constant-time, and the same work whether or
  * not the user exists. Returns the user's id, or null for wrong credentials.
  *
- * Each attempt is recorded as a failure before the password is checked (and forgotten if it succeeds
- * or is refused), so concurrent guesses count against each other: at most PER_USERNAME are ever in
- * flight or failed within the window, however many arrive at once.
+ * Each admitted attempt is recorded as a failure before the password is checked (and forgotten if it
+ * succeeds), so concurrent guesses count against each other: at most PER_USERNAME are ever in flight or
+ * failed within the window, however many arrive at once.
  */
 export async function checkCredentials(deps: AuthDeps, username: string, password: string, address: string): Promise<number | null> {
   const failures = deps.registry.roles.get('login_failure');
@@ -31,15 +31,19 @@ export async function checkCredentials(deps: AuthDeps, username: string, passwor
   if (failures) {
     const t = ident(failures.table);
     const now = deps.clock.now().toISOString();
-    const [inserted] = await runRows<{ id: number }>(deps.knex, sql`INSERT INTO ${t} ("username", "address", "created", "last_updated") VALUES (${name}, ${from}, ${now}::timestamptz, ${now}::timestamptz) RETURNING "id"`);
-    attempt = inserted!.id;
-    const [row] = await runRows<{ by_user: number; by_address: number }>(deps.knex, sql`SELECT count(*) FILTER (WHERE "username" = ${name})::int AS "by_user", count(*) FILTER (WHERE "address" = ${from})::int AS "by_address"
-         FROM ${t} WHERE "created" > ${since}::timestamptz`);
-    // The counts include this attempt.
-    if (row!.by_user > PER_USERNAME || row!.by_address > PER_ADDRESS) {
-      await forget();
-      throw new HttpError(429, { detail: 'Too many failed login attempts. Try again later.' }, { 'Retry-After': String(WINDOW_MINUTES * 60) });
-    }
+    // Counting and recording happen under transaction-scoped advisory locks on the username and the address
+    // (taken in key order, so two attempts never wait on each other crosswise): a burst of concurrent guesses
+    // is admitted one at a time, exactly up to the limit, instead of all recording first and all being refused.
+    const admitted = await deps.knex.transaction(async (trx) => {
+      await runRows(trx, sql`SELECT count(pg_advisory_xact_lock("k")) FROM (SELECT DISTINCT hashtextextended("v", 0) AS "k" FROM unnest(ARRAY[${`login user|${name}`}::text, ${`login address|${from}`}::text]) AS "v" ORDER BY 1) AS "keys"`);
+      const [row] = await runRows<{ by_user: number; by_address: number }>(trx, sql`SELECT count(*) FILTER (WHERE "username" = ${name})::int AS "by_user", count(*) FILTER (WHERE "address" = ${from})::int AS "by_address"
+           FROM ${t} WHERE "created" > ${since}::timestamptz`);
+      if (row!.by_user >= PER_USERNAME || row!.by_address >= PER_ADDRESS) return false;
+      const [inserted] = await runRows<{ id: number }>(trx, sql`INSERT INTO ${t} ("username", "address", "created", "last_updated") VALUES (${name}, ${from}, ${now}::timestamptz, ${now}::timestamptz) RETURNING "id"`);
+      attempt = inserted!.id;
+      return true;
+    });
+    if (!admitted) throw new HttpError(429, { detail: 'Too many failed login attempts. Try again later.' }, { 'Retry-After': String(WINDOW_MINUTES * 60) });
   }
   const [row] = await runRows<{ id: number; password: string; is_active: boolean }>(deps.knex, sql`SELECT "id", "password", "is_active" FROM ${ident(user.table)} WHERE "username" = ${username}`);
   const ok = await verifyPasswordAsync(password, row?.password ?? DUMMY_HASH);
