@@ -9,6 +9,7 @@ import { handleInRequestScope } from './engine/storage/request-scope';
 import { superviseWorkers } from './engine/cli/cluster-supervisor';
 import { trackInFlight } from './engine/cli/drain';
 import { onStopSignal } from './engine/cli/stop-signals';
+import { startDispatcher } from './engine/events/start-dispatcher';
 
 /** How long closing the database pool may take at exit (a frozen server would hold it forever). */
 const POOL_CLOSE_MS = 5000;
@@ -44,6 +45,8 @@ export async function serve(): Promise<void> {
   // Each request runs in its own scope, so that the queries of a request whose client left can be cancelled.
   const server = http.createServer((req, res) => handleInRequestScope(req, res, () => app(req, res)));
   const inFlight = trackInFlight(server);
+  // Every server process dispatches the event outbox too, unless PATCHBAY_EVENTS_DISPATCH=false leaves it to `patchbay worker`.
+  const dispatcher = config.eventsDispatch ? startDispatcher(db.knex, registry, config) : null;
   // Requests Node's parser refuses (headers over its size limit, malformed request lines) still get a JSON body.
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
     if (!socket.writable) return socket.destroy();
@@ -58,6 +61,7 @@ export async function serve(): Promise<void> {
   onStopSignal(async () => {
     const cut = await inFlight.drain(config.shutdownGraceMs);
     if (cut) console.error(`stopping: ${cut} requests still running after PATCHBAY_SHUTDOWN_GRACE were cut`);
+    await dispatcher?.stop();
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([db.close(), new Promise((resolve) => (timer = setTimeout(resolve, POOL_CLOSE_MS)))]);
     clearTimeout(timer);

@@ -6,6 +6,7 @@ import type { Registry } from './definitions/registry-types';
 import { loadDefinitions } from './definitions/load-definitions';
 import { loadApplications } from './definitions/load-applications';
 import { checkDetailActions } from './routes/detail-actions';
+import { pathNodes } from './definitions/path-nodes';
 import { checkAppViews } from './routes/app-views';
 import { APPLICATIONS_FILE } from './definitions/load-applications';
 import { resolveRegistry } from './definitions/resolve-registry';
@@ -26,6 +27,8 @@ export function loadRegistry(schemaDir: string): Registry {
     compileChecks(model);
   }
   checkDetailActions(registry);
+  // The path_node words resolve (fields they name exist with the right kinds), or startup stops.
+  pathNodes(registry);
   checkAppViews(registry, APPLICATIONS_FILE);
   return registry;
 }

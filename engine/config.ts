@@ -56,6 +56,20 @@ export interface Config {
   dbStartupTimeoutMs: number;
   /** Milliseconds in-flight requests get to finish after SIGTERM. */
   shutdownGraceMs: number;
+
+  // Change log and events (docs/events.md).
+  /** Days change log rows are kept (NetBox's CHANGELOG_RETENTION); 0 keeps them for ever. */
+  changelogRetentionDays: number;
+  /** Whether each server process also dispatches the outbox (false: only `patchbay worker` does). */
+  eventsDispatch: boolean;
+  /** Attempts a delivery gets before it is marked failed. */
+  eventsMaxAttempts: number;
+  /** Milliseconds before the first retry; each further retry waits twice as long (capped at an hour). */
+  eventsRetryBaseMs: number;
+  /** Milliseconds between looks at the outbox when it was empty. */
+  eventsPollMs: number;
+  /** Milliseconds one webhook request may take. */
+  webhookTimeoutMs: number;
 }
 
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -114,6 +128,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     schemaDir: path.resolve(env.PATCHBAY_SCHEMA_DIR || path.join(packageRoot(), 'schema')),
     migrationsDir: path.resolve(env.PATCHBAY_MIGRATIONS_DIR || path.join(packageRoot(), 'migrations')),
     ...operationsSettings(env),
+    changelogRetentionDays: int(env, 'CHANGELOG_RETENTION', 90),
+    eventsDispatch: bool(env, 'PATCHBAY_EVENTS_DISPATCH', true),
+    eventsMaxAttempts: Math.max(1, int(env, 'PATCHBAY_EVENTS_MAX_ATTEMPTS', 10)),
+    eventsRetryBaseMs: seconds(env, 'PATCHBAY_EVENTS_RETRY_BASE', 5),
+    eventsPollMs: Math.max(10, seconds(env, 'PATCHBAY_EVENTS_POLL', 1)),
+    webhookTimeoutMs: Math.max(100, seconds(env, 'PATCHBAY_WEBHOOK_TIMEOUT', 10)),
   };
 }
 

@@ -4,6 +4,8 @@ import { makeMigrations } from './makemigrations';
 import { createSuperuser } from './createsuperuser';
 import { migrate } from '../storage/migrator';
 import { serve } from '../../server';
+import { startDispatcher } from '../events/start-dispatcher';
+import { onStopSignal } from './stop-signals';
 
 const USAGE = `usage: patchbay <command>
 
@@ -11,6 +13,7 @@ const USAGE = `usage: patchbay <command>
   migrate                       apply pending migrations
   makemigrations [--check]      write the migration schema/ needs; --check fails if one is missing
   generate [--check]            regenerate TypeScript types and docs from schema/; --check fails if stale
+  worker                        dispatch the event outbox (webhooks) until stopped; needs DATABASE_URL
   createsuperuser --username U --password P [--token KEY]
                                 create a superuser and an API token; prints the token key`;
 
@@ -39,6 +42,24 @@ export async function main(argv: string[]): Promise<number> {
       } finally {
         await db.close();
       }
+      return 0;
+    }
+    case 'worker': {
+      const registry = loadRegistry(config.schemaDir);
+      const { db } = await openMigrated(config);
+      const dispatcher = startDispatcher(db.knex, registry, config);
+      if (!dispatcher) {
+        await db.close();
+        console.error('no model plays the event_outbox, event_rule and webhook roles: nothing to dispatch');
+        return 2;
+      }
+      console.log(`Patchbay event worker dispatching the outbox on ${db.embedded ? 'embedded PostgreSQL' : 'PostgreSQL'}`);
+      await new Promise<void>(() => {
+        onStopSignal(async () => {
+          await dispatcher.stop();
+          await db.close();
+        });
+      });
       return 0;
     }
     case 'makemigrations':

@@ -48,7 +48,7 @@ interface KindExtras {
   /** children: rows of another model attached to this object, each naming an object through its generic relation. */
   children: { model: ResolvedModel; via: FkField; generic: GenericField; where: Where };
   /** reverse_generic and link_peers: the rows of another model whose generic relation points at this object. */
-  reverse: { model: ResolvedModel; via: GenericField; pick?: ResolvedField; group?: ResolvedField; side?: ResolvedField };
+  reverse: { model: ResolvedModel; via: GenericField; pick?: ResolvedField; group?: ResolvedField; side?: ResolvedField; where: Where };
   /** alias: the field whose value this one repeats (read-only). */
   aliasOf: ResolvedField;
   /** alias: the field shown instead when aliasOf is unset. */
@@ -151,6 +151,8 @@ export interface ResolvedModel {
   uniques: UniqueSet[];
   /** Foreign keys of other models (or this one) that point at this model. */
   reverse: FkField[];
+  /** Many-to-many fields of other models (or this one) that link to this model (filter paths follow them back by related_name). */
+  reverseLinks: LinkField[];
   /** created is rendered as a date ('date') or a timestamp ('datetime'); false: no timestamps. */
   timestamps: false | 'date' | 'datetime';
   /** Whether the model has last_updated (every model with timestamps, but one whose definition says "timestamps": "created"). */
@@ -167,6 +169,8 @@ export interface ResolvedModel {
   ownerMay: ReadonlySet<string>;
   /** Security state (users, tokens, sessions...): no generic relation may point at it, no type-naming field may name it unless allowed. */
   private: boolean;
+  /** Creates, updates and deletes are written to the change log by triggers (definition word change_logged, default true). */
+  changeLogged: boolean;
   /** Endpoints under each object's detail path: path segment -> the named action and its options. */
   detailActions: Map<string, DetailActionUse>;
   /** The definition file, for errors found after the registry is built (a detail action's options). */

@@ -1,4 +1,5 @@
 import type { Field, ModelDefinition } from './generated/model-definition';
+import { checkInstantiateRules } from './check-instantiate';
 import { hasColumn, type ChoiceSet, type ChoiceValue, type ColumnField, type FieldDraft, type FieldKind, type FkField, type LinkField, type ModelRole, type Registry, type ResolvedField, type ResolvedModel } from './registry-types';
 import { DefinitionError } from './definition-error';
 import type { LoadedDefinition } from './load-definitions';
@@ -56,11 +57,14 @@ export function resolveRegistry(loaded: LoadedDefinition[], applications?: { fil
   }
   for (const [role, model] of registry.roles) checkRoleContract(role, model, files.get(model.label)!);
   for (const model of registry.models.values()) for (const field of model.fieldList) checkComplete(field);
+  for (const model of registry.models.values()) checkInstantiateRules(registry, model, files.get(model.label)!);
   return registry;
 }
 
 /** count and related fields: the model whose rows they count, until the relation doing so is resolved. */
 const countOfModel = new WeakMap<FieldDraft, ResolvedModel>();
+/** Generic relations whose "to" is "*": their targets are every change-logged type, known once all models are. */
+const wildcardTargets = new WeakSet<FieldDraft>();
 
 /**
  * A field is handed out (to its model's lists, to its target's reverse list) as soon as it is made, and
@@ -140,6 +144,7 @@ function emptyModel(def: ModelDefinition, label: string, modelByLabel: (label: s
     search: def.search ?? [],
     uniques: [],
     reverse: [],
+    reverseLinks: [],
     timestamps: def.timestamps === false ? false : def.timestamps === 'datetime' || def.timestamps === 'created' ? 'datetime' : 'date',
     lastUpdated: def.timestamps !== false && def.timestamps !== 'created',
     tree: def.tree === true,
@@ -148,6 +153,7 @@ function emptyModel(def: ModelDefinition, label: string, modelByLabel: (label: s
     file,
     exposed: def.exposed !== false,
     private: def.private === true,
+    changeLogged: def.change_logged !== false,
     ownerMay: new Set(def.owner_may ?? []),
     modelByLabel,
   };
@@ -181,10 +187,13 @@ function resolveFields(model: ResolvedModel, registry: Registry, file: string): 
       const set = f.choices ? registry.choiceSets.get(f.choices) : undefined;
       if (!set) throw new DefinitionError(file, `${at}/choices`, `unknown choice set "${f.choices ?? ''}"`);
       field.choices = set;
-      if (f.default !== undefined && f.default !== null && !set.labels.has(f.default as ChoiceValue)) {
+      // A blank choice may default to "" (NetBox's blank=True CharField with choices: a console port's type).
+      const blankDefault = f.default === '' && f.blank === true;
+      if (f.default !== undefined && f.default !== null && !blankDefault && !set.labels.has(f.default as ChoiceValue)) {
         throw new DefinitionError(file, `${at}/default`, `default "${String(f.default)}" is not in choice set ${set.name}`);
       }
     }
+    if (f.on_delete === 'keep' && f.type !== 'generic_fk') throw new DefinitionError(file, `${at}/on_delete`, 'keep is for generic_fk fields');
     if (f.type === 'fk' || f.type === 'm2m' || f.type === 'tags') {
       const to = f.type === 'tags' ? registry.roles.get('tag')?.label : f.to;
       if (typeof to !== 'string') {
@@ -199,17 +208,29 @@ function resolveFields(model: ResolvedModel, registry: Registry, file: string): 
         target.reverse.push(completedLater(field) as FkField);
       } else {
         field.joinTable = sqlName(model.table, name);
+        if (f.type === 'm2m') target.reverseLinks.push(completedLater(field) as LinkField);
       }
     }
     if (f.type === 'generic_fk') {
       field.typeColumn = f.type_field ?? `${name}_type`;
       field.idColumn = f.id_field ?? `${name}_id`;
       const to = f.to;
+      if (to === '*') {
+        // Every change-logged type, filled once every model exists (resolveModelLists); only a read-only
+        // model may say so, as nothing can be written through such a relation.
+        if (def.read_only !== true) throw new DefinitionError(file, `${at}/to`, '"*" is for a generic_fk of a read-only model');
+        if (f.on_delete !== 'keep') throw new DefinitionError(file, `${at}/on_delete`, '"to": "*" needs "on_delete": "keep"');
+        field.genericTargets = [];
+        wildcardTargets.add(field);
+        model.fields.set(name, completedLater(field));
+        model.fieldList.push(completedLater(field));
+        continue;
+      }
       if (!Array.isArray(to) || !to.length) throw new DefinitionError(file, `${at}/to`, 'generic_fk needs "to": the list of <app>.<model> it may point at');
       // Types of the list this registry does not define yet are left out (a relation may name a type served later).
       field.genericTargets = to.map((l) => registry.models.get(l)).filter((m): m is ResolvedModel => !!m);
       to.forEach((l, i) => {
-        if (registry.models.get(l)?.private) throw new DefinitionError(file, `${at}/to/${i}`, `${l} is private: no generic relation may point at it`);
+        if (registry.models.get(l)?.private && f.allow_private !== true) throw new DefinitionError(file, `${at}/to/${i}`, `${l} is private: no generic relation may point at it`);
       });
     }
     if (f.type === 'count' && f.of === '*') {
@@ -296,8 +317,9 @@ function resolveModelLists(model: ResolvedModel, file: string, registry: Registr
     if (field.kind === 'related' && countedModel) {
       const of = countedModel;
       const via = of.fields.get(field.def.via ?? '');
-      if (!via || via.kind !== 'fk' || via.target !== model) {
-        throw new DefinitionError(file, `/fields/${field.name}/via`, `"${field.def.via ?? ''}" is not a foreign key of ${of.label} to ${model.label}`);
+      // A foreign key to this model, or a generic relation that may point at it (an FHRP group's ip_addresses).
+      if (!via || !((via.kind === 'fk' && via.target === model) || (via.kind === 'generic_fk' && via.genericTargets.includes(model)))) {
+        throw new DefinitionError(file, `/fields/${field.name}/via`, `"${field.def.via ?? ''}" is not a foreign key or generic relation of ${of.label} to ${model.label}`);
       }
       field.countOf = { model: of, via };
       const where: Record<string, string | number | boolean> = {};
@@ -324,6 +346,9 @@ function resolveModelLists(model: ResolvedModel, file: string, registry: Registr
         return f;
       });
       field.netCount = { net, same, direction: field.def.as };
+    }
+    if (field.kind === 'generic_fk' && wildcardTargets.has(field)) {
+      field.genericTargets = [...registry.models.values()].filter((m) => m.changeLogged && !m.private).sort((a, b) => a.label.localeCompare(b.label));
     }
     if (field.kind === 'count' && field.countAcross) {
       const name = field.def.via ?? '';
@@ -361,7 +386,14 @@ function resolveModelLists(model: ResolvedModel, file: string, registry: Registr
         field.children = { model: of, via, generic, where };
       } else {
         if (!via || via.kind !== 'generic_fk') throw new DefinitionError(file, `${at}/via`, `"${field.def.via ?? ''}" is not a generic relation of ${of.label}`);
-        field.reverse = { model: of, via, pick: sub(field.def.pick, 'pick'), group: sub(field.def.group, 'group'), side: sub(field.def.side, 'side') };
+        // link_peers: `where` keeps only this object's own rows that match (a path's origin row, not the rows naming it as another path's destination).
+        const where: Record<string, string | number | boolean> = {};
+        for (const [k, v] of Object.entries(field.def.where ?? {})) {
+          const f = sub(k, `where/${k}`)!;
+          if (!f.column) throw new DefinitionError(file, `${at}/where/${k}`, `"${k}" is not stored`);
+          where[f.column] = v;
+        }
+        field.reverse = { model: of, via, pick: sub(field.def.pick, 'pick'), group: sub(field.def.group, 'group'), side: sub(field.def.side, 'side'), where };
         if (field.kind === 'link_peers' && (!field.reverse.group?.column || !field.reverse.side?.column)) {
           throw new DefinitionError(file, at, 'link_peers needs "group" and "side" fields');
         }
@@ -527,6 +559,10 @@ const ROLE_CONTRACTS: Record<ModelRole, Record<string, FieldKind[]>> = {
   export_template: { name: ['string'], content_types: ['string'], template_code: ['text'], mime_type: ['string'], file_extension: ['string'], as_attachment: ['boolean'] },
   saved_filter: { slug: ['slug'], parameters: ['json'], content_types: ['string'], enabled: ['boolean'], shared: ['boolean'], user: ['fk'] },
   config_template: { name: ['string'], template_code: ['text'], environment_params: ['json'] },
+  event_rule: { content_types: ['string'], type_create: ['boolean'], type_update: ['boolean'], type_delete: ['boolean'], enabled: ['boolean'], conditions: ['json'], action_type: ['choice'], action_object: ['generic_fk'] },
+  webhook: { payload_url: ['string'], http_method: ['choice'], http_content_type: ['string'], additional_headers: ['text'], body_template: ['text'], secret: ['string'], ssl_verification: ['boolean'], ca_file_path: ['string'] },
+  event_outbox: { time: ['datetime'], event_rule: ['fk'], event: ['choice'], object: ['generic_fk'], request_id: ['string'], username: ['string'], data: ['json'], snapshots: ['json'], status: ['choice'], attempts: ['positive_integer', 'integer'], next_attempt: ['datetime'], lease_until: ['datetime'], response_status: ['integer'], last_error: ['text'], delivered: ['datetime'] },
+  object_change: { time: ['datetime'], user: ['fk'], user_name: ['string'], request_id: ['string'], action: ['choice'], changed_object: ['generic_fk'], object_repr: ['string'], prechange_data: ['json'], postchange_data: ['json'] },
 };
 
 function checkRoleContract(role: ModelRole, model: ResolvedModel, file: string): void {

@@ -1,9 +1,9 @@
-import type { ResolvedModel } from '../definitions/registry-types';
+import type { ColumnField, ResolvedModel } from '../definitions/registry-types';
 import type { Filter } from '../definitions/generated/model-definition';
 import { and, column, ident, or, sql, type Sql } from '../sql/fragment';
 import type { FilterDef } from './filter-table';
 import { parseAll, type ValueKind } from './filter-values';
-import { fkFilters, genericFilters, m2mFilters, resolveTargets } from './relation-filters';
+import { fkFilters, genericFilters, m2mFilters, naturalKey, refersTo, resolveTargets } from './relation-filters';
 import { fieldFilters } from './filter-table';
 import { resolvePath, type FilterPath } from './filter-paths';
 import { availableOnFilter } from './available-on';
@@ -122,6 +122,13 @@ function onePath(model: ResolvedModel, name: string, spec: Filter, path: string)
         return narrowedById(name, route);
       }
       const which = byId ? 0 : 1;
+      if (route.linkedBack && f.kind === 'm2m') {
+        // The linking objects reached back through the many-to-many field: matched by their own id or natural key.
+        const holder = f.model;
+        const key = naturalKey(holder);
+        if (!byId && !key) throw new Error(`${model.label}: filter ${name}: ${holder.label} has no natural key`);
+        return linkedObjectsFilter(name, route, holder, byId ? 'id' : key!);
+      }
       if (f.kind === 'fk') {
         return throughPath(named((col) => fkFilters(f.model, f, col, name)[which], `${f.target.label} has no natural key`), route, f.column);
       }
@@ -150,6 +157,17 @@ function onePath(model: ResolvedModel, name: string, spec: Filter, path: string)
     case 'field': {
       if (!f.column) throw new Error(`${model.label}: filter ${name} needs a stored field at ${path}`);
       return throughPath(named((col) => fieldFilters(f.model, f, col).find((d) => d.name === f.name), `${path} cannot be filtered`), route, f.column);
+    }
+    case 'at_least':
+    case 'at_most': {
+      // NetBox's time_after / time_before: one bound of an ordered field under a name of its own.
+      if (!f.column) throw new Error(`${model.label}: filter ${name} needs a stored field at ${path}`);
+      const bound = spec.lookup === 'at_least' ? 'gte' : 'lte';
+      return throughPath(named((col) => {
+        const own = fieldFilters(f.model, f, col).find((d) => d.name === f.name);
+        if (!own || !own.lookups.includes(bound)) return undefined;
+        return { ...own, lookups: ['exact'], compile: (_lookup, values, param, ctx) => own.compile(bound, values, param, ctx) };
+      }, `${path} is not an ordered field (${bound})`), route, f.column);
     }
     case 'net_mask_length': {
       if (!f.column) throw new Error(`${model.label}: filter ${name} needs a stored field at ${path}`);
@@ -186,6 +204,27 @@ function onePath(model: ResolvedModel, name: string, spec: Filter, path: string)
       };
     }
   }
+}
+
+/**
+ * A path ending on the objects that link here through a many-to-many field (a route target's
+ * importing_vrf_id: the VRFs whose import_targets hold it), matched by their id or natural key; __n: none
+ * of them is named. `null` names no object, as for a many-to-many field followed forward.
+ */
+function linkedObjectsFilter(name: string, route: FilterPath, holder: ResolvedModel, by: 'id' | ColumnField): FilterDef {
+  return {
+    name,
+    lookups: ['exact', 'n'],
+    field: route.field,
+    kind: 'relation',
+    async compile(lookup, values, param, ctx) {
+      const r = resolveTargets(holder, by, values, param, ctx);
+      if (!r) return null;
+      // As a many-to-many filter followed forward, `null` names no object: it matches nothing.
+      const c = r.ids?.length || r.keys?.values.length ? route.wrap(() => refersTo(column(route.holder, 'id'), { ...r, wantsNull: false }, false)) : sql`FALSE`;
+      return lookup === 'n' ? sql`NOT COALESCE((${c}), FALSE)` : c;
+    },
+  };
 }
 
 /** A generic relation narrowed to one type (assigned_object[dcim.interface]), matched by the ids of that type's objects. */

@@ -1,4 +1,4 @@
-import type { FkField, GenericField, ResolvedField, ResolvedModel } from '../definitions/registry-types';
+import type { FkField, GenericField, LinkField, ResolvedField, ResolvedModel } from '../definitions/registry-types';
 import { column, ident, join, sql, type Sql } from '../sql/fragment';
 
 /**
@@ -9,11 +9,14 @@ import { column, ident, join, sql, type Sql } from '../sql/fragment';
  *   lists, with its `where` (a_terminations: the cable's A-end terminations), or those of a reverse
  *   relation named by the fk's related_name (terminations: a circuit's terminations). An object may
  *   have several: a path through them matches when any of them does.
+ * - link: the objects a many-to-many field links to (a VRF's import_targets), or back, by the field's
+ *   related_name, the objects linking to this one (a route target's importing_vrfs); several per object.
  */
 export type Hop =
   | { kind: 'fk'; field: FkField; target: ResolvedModel }
   | { kind: 'generic'; field: GenericField; target: ResolvedModel; typeLabel: string }
-  | { kind: 'rows'; via: FkField; where: Record<string, string | number | boolean>; target: ResolvedModel };
+  | { kind: 'rows'; via: FkField; where: Record<string, string | number | boolean>; target: ResolvedModel }
+  | { kind: 'link'; link: LinkField; back: boolean; target: ResolvedModel };
 
 /** A declared path resolved against the registry: the hops to the model holding the final field. */
 export interface FilterPath {
@@ -22,6 +25,8 @@ export interface FilterPath {
   field: ResolvedField;
   /** The final step is itself a generic relation narrowed to a type: the filter is about that relation. */
   narrowed?: Extract<Hop, { kind: 'generic' }>;
+  /** The path ends on a many-to-many field followed back: its final hop reaches the linking objects themselves (field is that m2m). */
+  linkedBack: boolean;
   /** A children hop on the way: several rows per object, so the path has no single value. */
   multiValued: boolean;
   /** The alias `wrap` gives the holder of the final field ("t" when the path has no hops). */
@@ -47,6 +52,11 @@ const typeGuard = (hop: Extract<Hop, { kind: 'generic' }>, alias: string): Sql =
 /** `outer` row's link into `inner` rows for one hop, with the inner condition `cond`. */
 function semiJoin(hop: Hop, outer: string, inner: string, cond: Sql): Sql {
   const from = sql`${ident(hop.target.table)} AS ${ident(inner)}`;
+  if (hop.kind === 'link') {
+    // Through the join table: forward from source_id to target_id, backward the other way.
+    const [mine, theirs] = hop.back ? ['target_id', 'source_id'] : ['source_id', 'target_id'];
+    return sql`${column(outer, 'id')} IN (SELECT ${column('j', mine)} FROM ${ident(hop.link.joinTable)} AS "j" WHERE ${column('j', theirs)} IN (SELECT ${column(inner, 'id')} FROM ${from} WHERE ${cond}))`;
+  }
   if (hop.kind === 'rows') {
     const where = Object.entries(hop.where).map(([col, v]) => sql`${column(inner, col)} = ${v} AND `);
     return sql`${column(outer, 'id')} IN (SELECT ${column(inner, hop.via.column)} FROM ${from} WHERE ${join(where, '')}(${cond}))`;
@@ -63,6 +73,7 @@ function hopOf(field: ResolvedField, typeLabel: string | undefined): Hop | strin
     return field.kind === 'generic_fk' && target ? { kind: 'generic', field, target, typeLabel } : `${field.name} cannot hold ${typeLabel}`;
   }
   if (field.kind === 'fk') return { kind: 'fk', field, target: field.target };
+  if (field.kind === 'm2m') return { kind: 'link', link: field, back: false, target: field.target };
   if (field.kind === 'children') return { kind: 'rows', via: field.children.via, where: field.children.where, target: field.children.model };
   return `${field.name} is not a relation a path can follow (a foreign key, a children field, or a generic relation narrowed with [app.model])`;
 }
@@ -78,6 +89,7 @@ export function resolvePath(model: ResolvedModel, path: string): FilterPath {
   let current = model;
   let narrowed: Extract<Hop, { kind: 'generic' }> | undefined;
   let field: ResolvedField | undefined;
+  let linkedBack = false;
   parts.forEach((part, i) => {
     const m = /^([a-z_][a-z0-9_]*)(?:\[([a-z0-9_]+\.[a-z0-9_]+)\])?$/.exec(part);
     if (!m) throw new Error(`bad path step "${part}" in ${path}`);
@@ -87,6 +99,18 @@ export function resolvePath(model: ResolvedModel, path: string): FilterPath {
     if (back) {
       hops.push({ kind: 'rows', via: back, where: {}, target: back.model });
       current = back.model;
+      return;
+    }
+    // A many-to-many field of another model, followed back by its related_name; as the last step, the
+    // linking objects themselves (a route target's importing_vrf_id).
+    const backLink = field || m[2] ? undefined : current.reverseLinks.find((f) => f.def.related_name === m[1]);
+    if (backLink) {
+      hops.push({ kind: 'link', link: backLink, back: true, target: backLink.model });
+      current = backLink.model;
+      if (isLast) {
+        field = backLink;
+        linkedBack = true;
+      }
       return;
     }
     if (!field) throw new Error(`${current.label} has no field ${m[1]} (path ${path})`);
@@ -101,11 +125,12 @@ export function resolvePath(model: ResolvedModel, path: string): FilterPath {
   });
   if (!field) throw new Error(`empty path`);
   const final = field;
-  const multiValued = hops.some((h) => h.kind === 'rows');
+  const multiValued = hops.some((h) => h.kind === 'rows' || h.kind === 'link');
   return {
     hops,
     field: final,
     narrowed,
+    linkedBack,
     multiValued,
     holder: hops.length ? `p${hops.length}` : 't',
     guarded(alias, name, cond) {
@@ -124,6 +149,7 @@ export function resolvePath(model: ResolvedModel, path: string): FilterPath {
       const read = (hop: Hop | undefined, alias: string, col: string): Sql =>
         hop?.kind === 'generic' ? sql`(CASE WHEN ${typeGuard(hop, alias)} THEN ${column(alias, col)} END)` : column(alias, col);
       const linkCol = (hop: Hop) => (hop.kind === 'fk' ? hop.field.column : hop.kind === 'generic' ? hop.field.idColumn : 'id');
+      if (hops.some((h) => h.kind === 'link')) throw new Error(`path ${path} has several values per object`);
       if (!hops.length) return read(narrowed, 't', name);
       let expr = read(hops[0], 't', linkCol(hops[0]!));
       hops.forEach((hop, i) => {

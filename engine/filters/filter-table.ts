@@ -82,7 +82,10 @@ export function fieldFilters(model: ResolvedModel, field: ResolvedField, at?: Sq
   const col = at ?? column('t', field.column);
   // A secret matches only as a whole: a prefix, a range or an emptiness test would let it be guessed piece by piece.
   if (field.def.secret) return [columnFilter(field.name, col, 'string', ['exact'], null, field)];
-  if (field.array) return TEXT_KINDS.has(field.kind) ? [arrayContainsFilter(field.name, col, field)] : [];
+  if (field.array) {
+    if (TEXT_KINDS.has(field.kind)) return [arrayContainsFilter(field.name, col, field, 'string')];
+    return NUMBER_KINDS[field.kind] === 'integer' ? [arrayContainsFilter(field.name, col, field, 'integer')] : [];
+  }
   if (field.kind === 'choice') return [choiceFilter(field.name, col, field, field.choices)];
   if (TEXT_KINDS.has(field.kind)) return [columnFilter(field.name, col, 'string', STRING_LOOKUPS, null, field)];
   if (NUMBER_KINDS[field.kind]) return [columnFilter(field.name, col, NUMBER_KINDS[field.kind]!, ORDERED_LOOKUPS, NUMBER_CASTS[field.kind], field)];
@@ -121,17 +124,17 @@ function inetFilter(name: string, col: Sql, field: ResolvedField): FilterDef {
 }
 
 /** A list-valued field filtered by membership: each value must be one of the list's elements (repeats OR). */
-function arrayContainsFilter(name: string, col: Sql, field: ResolvedField): FilterDef {
+function arrayContainsFilter(name: string, col: Sql, field: ResolvedField, kind: 'string' | 'integer'): FilterDef {
   return {
     name,
     lookups: ['exact', 'n'],
     field,
-    kind: 'string',
+    kind,
     async compile(lookup, values, param, ctx) {
-      // Checked like any string value: a NUL byte or a lone surrogate is a 400, not a database error.
-      const parsed = parseAll('string', values, param, ctx);
+      // Checked like any value of the kind: a NUL byte, a lone surrogate or "abc" for a number is a 400, not a database error.
+      const parsed = parseAll(kind, values, param, ctx);
       if (!parsed) return null;
-      const c = sql`${col} && ${parsed}::text[]`;
+      const c = kind === 'integer' ? sql`${col}::bigint[] && ${parsed}::bigint[]` : sql`${col} && ${parsed}::text[]`;
       return lookup === 'n' ? sql`NOT (${c})` : c;
     },
   };

@@ -7,6 +7,7 @@ import type { CredentialCache } from '../auth/credential-cache';
 import type { CustomFieldCache } from '../validation/custom-field-cache';
 import type { Action, Scope } from '../auth/permissions';
 import type { ResolvedModel } from '../definitions/registry-types';
+import type { ChangeContext } from '../storage/change-context';
 
 /** What every handler works with: the registry, the database and the settings, plus who is asking. */
 export interface ApiContext {
@@ -29,4 +30,9 @@ export interface CallContext extends ApiContext {
   requestId: string;
   /** What the caller may do with a model (permissions loaded once per request). */
   scope(model: ResolvedModel, action: Action): Promise<Scope>;
+}
+
+/** The caller and request the change log names for this call's writes. */
+export function changeContextOf(ctx: CallContext): ChangeContext {
+  return { userId: ctx.principal?.userId ?? null, userName: ctx.principal?.username ?? '', requestId: ctx.requestId, origin: ctx.origin };
 }

@@ -7,6 +7,7 @@ import { methodNotAllowed, notAuthenticated, notFound, permissionDenied } from '
 import { sendJson } from './respond';
 import { ownPreferences, ownRecord } from './own-records';
 import { DefinitionError } from '../definitions/definition-error';
+import { connectedDevice } from './connected-device';
 
 /**
  * An endpoint of an application that is not an object type (/api/<app>/<segment>/...), named in
@@ -68,7 +69,7 @@ const installedPlugins: AppView = {
   },
 };
 
-const VIEWS: Record<AppViewName, AppView> = { installed_plugins: installedPlugins, own_record: ownRecord, own_preferences: ownPreferences };
+const VIEWS: Record<AppViewName, AppView> = { installed_plugins: installedPlugins, own_record: ownRecord, own_preferences: ownPreferences, connected_device: connectedDevice };
 
 export function appView(name: string): AppView | undefined {
   return Object.hasOwn(VIEWS, name) ? VIEWS[name as AppViewName] : undefined;

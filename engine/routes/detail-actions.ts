@@ -7,6 +7,10 @@ import type { CallContext } from './api-context';
 import { choicesAction } from './actions/choices';
 import { renderTemplateAction } from './actions/render-template';
 import { renderConfigAction } from './actions/render-config';
+import { availableIpsAction } from './actions/available-ips';
+import { availablePrefixesAction } from './actions/available-prefixes';
+import { availableNumbersAction } from './actions/available-numbers';
+import { pathsAction, traceAction } from './actions/cable-trace';
 
 /**
  * An endpoint under each object's detail path (/api/<app>/<path>/<id>/<segment>/), named by a definition's
@@ -38,6 +42,11 @@ const ACTIONS: Record<string, DetailAction> = {
   choices: choicesAction,
   render_template: renderTemplateAction,
   render_config: renderConfigAction,
+  available_ips: availableIpsAction,
+  available_prefixes: availablePrefixesAction,
+  available_numbers: availableNumbersAction,
+  trace_path: traceAction,
+  paths_through: pathsAction,
 };
 
 export function detailAction(name: string): DetailAction | undefined {

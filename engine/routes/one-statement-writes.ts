@@ -1,6 +1,7 @@
 import type { ResolvedModel } from '../definitions/registry-types';
-import type { Sql } from '../sql/fragment';
-import type { CallContext } from './api-context';
+import { sql, type Sql } from '../sql/fragment';
+import { changeContextSql } from '../storage/change-context';
+import { changeContextOf, type CallContext } from './api-context';
 import { prepareWrite, type PreparedWrite, type WriteMode } from '../validation/prepare-write';
 import { ValidationError } from '../validation/field-errors';
 import { definitionsText } from '../validation/custom-field-cache';
@@ -32,14 +33,16 @@ interface Answer {
 
 /** What the body is prepared against, or null when the write is not plain. */
 async function prepared(ctx: CallContext, model: ResolvedModel, body: unknown, mode: WriteMode, id?: number): Promise<{ write: PreparedWrite; guard: WriteGuard } | null> {
-  if (!ctx.customFields || !modelWritesPlainly(model) || hasChecks(model)) return null;
+  // A model that instantiates rows on create (a device's components) creates them after its own row, in the transaction.
+  if (!ctx.customFields || !modelWritesPlainly(model) || hasChecks(model) || (mode === 'create' && model.def.instantiate?.length)) return null;
   const cached = await ctx.customFields.get(ctx.knex, ctx.registry, model);
   const defs = cached?.defs ?? [];
   if (!preparesWithoutReads(model, body, defs)) return null;
   const p = await prepareWrite(ctx.knex, ctx.registry, model, body, mode, { strictFields: ctx.config.rejectUnknownFields, id, customFields: defs });
   if (!p.ok || !writesOnlyRow(model, p.write, mode === 'create')) return null;
   const now = definitionsText(ctx.registry, model);
-  const guard: WriteGuard = { current: credentialsAreCurrent(ctx.principal), definitions: cached && now ? { now, seen: cached.text } : null };
+  // The change log's context is set by the guard the write reads first (its triggers fire after it).
+  const guard: WriteGuard = { current: sql`${changeContextSql(changeContextOf(ctx))} AND ${credentialsAreCurrent(ctx.principal)}`, definitions: cached && now ? { now, seen: cached.text } : null };
   return { write: p.write, guard };
 }
 

@@ -21,7 +21,11 @@ import { runRows } from '../query/statements/run';
 import { parsePk } from '../validation/resolve-related';
 import { runFieldValidators } from '../validation/named-validators';
 import { runChecks, runChecksOnMany } from '../validation/definition-checks';
+import { instantiate } from '../storage/instantiate';
 import { afterWrite, beforeDelete } from '../storage/role-hooks';
+import { setChangeContext } from '../storage/change-context';
+import { changeContextOf } from './api-context';
+import { pathsDeleting, retraceCablesLosingEnds } from '../storage/cable-paths';
 
 type Trx = Knex.Transaction;
 
@@ -130,7 +134,10 @@ async function inTransaction<T>(ctx: CallContext, work: (trx: Trx, careful: bool
   let careful = false;
   for (let attempt = 1; ; attempt++) {
     try {
-      return await ctx.knex.transaction((trx) => work(trx, careful));
+      return await ctx.knex.transaction(async (trx) => {
+        await setChangeContext(trx, changeContextOf(ctx));
+        return work(trx, careful);
+      });
     } catch (e) {
       if (e instanceof RowSetRefused && !careful) {
         careful = true;
@@ -193,11 +200,14 @@ async function requireTargets(ctx: CallContext, trx: Trx, model: ResolvedModel, 
   await requireWithin(trx, model, ids, scopes.act);
 }
 
-/** Objects of an owned model are created for the caller unless they say otherwise (a token for oneself). */
+/**
+ * Objects of an owned model are created for the caller unless they say otherwise (a token for oneself);
+ * so is the creator field of a model that names one (a journal entry's created_by).
+ */
 function withOwner(ctx: CallContext, model: ResolvedModel, item: unknown): unknown {
-  const owner = model.ownerField;
-  if (!owner || !ctx.principal || item === null || typeof item !== 'object' || Array.isArray(item) || owner.name in item) return item;
-  return { ...(item as Record<string, unknown>), [owner.name]: ctx.principal.userId };
+  const name = model.ownerField?.name ?? model.def.creator_field;
+  if (!name || !ctx.principal || item === null || typeof item !== 'object' || Array.isArray(item) || name in item) return item;
+  return { ...(item as Record<string, unknown>), [name]: ctx.principal.userId };
 }
 
 /**
@@ -227,11 +237,29 @@ export async function createObjects(ctx: CallContext, model: ResolvedModel, body
   return inTransaction(ctx, async (trx, careful) => {
     const results = await writeAll(ctx, trx, model, items.map((item) => ({ item: withOwner(ctx, model, item), mode: 'create' as const })), many, careful, files);
     await requireWithin(trx, model, results, addScope);
+    // Rows the new objects bring with them (a device's components from its type's templates), in this transaction.
+    await instantiate(trx, ctx.registry, model, results);
     await afterWrite(trx, ctx.registry, model, results);
     // The response that creates an object shows its secrets (a new token's key), whatever ALLOW_TOKEN_RETRIEVAL says.
     const text = await answer(ctx, trx, model, results, !many, true);
     if (many) return { body: text };
     return { body: text, location: objectUrl(ctx.origin, model, results[0]!) };
+  });
+}
+
+/**
+ * Creates objects whose bodies are made inside the write's own transaction (allocation: take a lock, read
+ * what is free, fill the values in), then written, checked and answered as any create. `make` runs again
+ * if the transaction is retried. `many`: answered as a list, else as the one object.
+ */
+export async function createObjectsWith(ctx: CallContext, model: ResolvedModel, many: boolean, count: number, addScope: Sql[], make: (trx: Trx) => Promise<unknown[]>): Promise<string> {
+  checkBulkSize(ctx, count);
+  return inTransaction(ctx, async (trx, careful) => {
+    const items = await make(trx);
+    const results = await writeAll(ctx, trx, model, items.map((item) => ({ item: withOwner(ctx, model, item), mode: 'create' as const })), many, careful);
+    await requireWithin(trx, model, results, addScope);
+    await afterWrite(trx, ctx.registry, model, results);
+    return answer(ctx, trx, model, results, !many, true);
   });
 }
 
@@ -353,7 +381,10 @@ export async function deleteByIds(ctx: CallContext, model: ResolvedModel, ids: n
     await inTransaction(ctx, async (trx) => {
       await requireTargets(ctx, trx, model, ids, scopes, single);
       await beforeDelete(trx, ctx.registry, model, ids);
+      const retracePaths = await pathsDeleting(trx, ctx.registry, model, ids);
       const deleted = await deleteObjects(trx, ctx.registry, model, ids);
+      await retracePaths();
+      await retraceCablesLosingEnds(trx, ctx.registry);
       if (single && !deleted.length) throw notFound();
       if (!single && deleted.length < ids.length) {
         // All-or-none: an id that names nothing aborts the whole bulk delete, as it does a bulk update.

@@ -6,6 +6,7 @@ import { rowSelectList, type Row } from '../query/row-columns';
 import { deleteRows } from './write-rows';
 import { MAX_TREE_DEPTH } from '../query/tree-walk';
 import { fileFields, noteFilesLeft } from './stored-files';
+import { noteTerminationsDeleting } from './cable-paths';
 
 type Db = Knex | Knex.Transaction;
 
@@ -27,7 +28,8 @@ function genericDependents(registry: Registry, model: ResolvedModel): GenericFie
   const out: GenericField[] = [];
   for (const m of registry.models.values()) {
     for (const f of m.fieldList) {
-      if (f.kind === 'generic_fk' && f.genericTargets.includes(model)) out.push(f);
+      // keep: the reference outlives its target (the change log's changed_object); nothing to follow.
+      if (f.kind === 'generic_fk' && f.def.on_delete !== 'keep' && f.genericTargets.includes(model)) out.push(f);
     }
   }
   return out;
@@ -53,6 +55,8 @@ async function lockRows(db: Db, model: ResolvedModel, columnName: string, ids: n
 export async function deleteObjects(db: Db, registry: Registry, model: ResolvedModel, ids: number[], depth = 0): Promise<number[]> {
   if (depth > MAX_CASCADE_DEPTH || !ids.length) return [];
   const locked = await lockRows(db, model, 'id', ids);
+  // Cable ends going: their cables' paths are traced again once the delete is done (retraceCablesLosingEnds).
+  await noteTerminationsDeleting(db, registry, model, locked);
   await releaseGenericDependents(db, registry, model, locked, depth, new Set(locked));
   return deleteRows(db, model, locked);
 }

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { SchemaChange } from './diff-snapshots';
 import { describeChange, renderChanges } from './render-sql';
-import type { StorageSnapshot } from './snapshot-types';
+import type { RoutineSpec, StorageSnapshot } from './snapshot-types';
 
 /**
  * The migrations/ directory: numbered SQL files (0001_initial.sql, 0002_add_dcim_site_facility.sql, ...)
@@ -126,6 +126,10 @@ export function makeMigrationName(changes: readonly SchemaChange[], isFirst: boo
       touchedColumns.add(`${c.table}.${c.column}`);
     }
   }
+  const touchedTables = new Set([...wholeTables, ...[...touchedColumns].map((c) => c.slice(0, c.indexOf('.')))]);
+  // A table's triggers are rebuilt from the definitions, also when a related table changes what they record
+  // (a tag's change log lists every tagged table): they name a migration only when nothing else does.
+  const followsTable = (spec: RoutineSpec): boolean => spec.serves !== undefined && touchedTables.size > 0;
   const added = new Set(changes.filter((c) => /^(add|create)_/.test(c.kind)).map(constraintKey));
   const dropped = new Set(changes.filter((c) => c.kind.startsWith('drop_')).map(constraintKey));
   // Tables and columns are what a person asked for; a constraint on its own comes after them.
@@ -149,9 +153,11 @@ export function makeMigrationName(changes: readonly SchemaChange[], isFirst: boo
         parts.push(`alter_${c.table}_${c.column}`);
         break;
       case 'create_routine':
+        if (followsTable(c.spec)) break;
         parts.push(`${added.has(`routine.${c.name}`) && dropped.has(`routine.${c.name}`) ? 'alter' : 'create'}_${c.name}`);
         break;
       case 'drop_routine':
+        if (followsTable(c.spec)) break;
         if (!added.has(`routine.${c.name}`)) parts.push(`remove_${c.name}`);
         break;
       case 'create_extension':

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Registry, ResolvedModel } from '../definitions/registry-types';
 import { ident, sql } from '../sql/fragment';
 import { runRows } from '../query/statements/run';
+import { pathsWritten, writesRetracePaths } from './cable-paths';
 import { customFieldValueProblem, definitionColumns, type CustomFieldDef } from '../validation/custom-field-values';
 import { ValidationError, type FieldErrors } from '../validation/field-errors';
 
@@ -84,7 +85,7 @@ async function choiceSetsWritten(db: Db, model: ResolvedModel, ids: number[]): P
 
 /** Whether writing objects of the model does more than write their rows (afterWrite has work). */
 export function hasWriteHooks(model: ResolvedModel): boolean {
-  return model.def.role === 'custom_field' || model.def.role === 'custom_field_choice_set';
+  return model.def.role === 'custom_field' || model.def.role === 'custom_field_choice_set' || writesRetracePaths(model);
 }
 
 /** What the engine does, inside the write's transaction, when objects playing a role change. */
@@ -92,6 +93,8 @@ export async function afterWrite(db: Db, registry: Registry, model: ResolvedMode
   if (!ids.length) return;
   if (model.def.role === 'custom_field') await customFieldsWritten(db, registry, model, ids);
   if (model.def.role === 'custom_field_choice_set') await choiceSetsWritten(db, model, ids);
+  // Cables, their terminations, front and rear ports: the paths through them are traced again and stored (engine/storage/cable-paths.ts).
+  await pathsWritten(db, registry, model, ids);
 }
 
 export async function beforeDelete(db: Db, registry: Registry, model: ResolvedModel, ids: number[]): Promise<void> {

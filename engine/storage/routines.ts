@@ -1,6 +1,7 @@
 import type { Registry, ResolvedModel } from '../definitions/registry-types';
 import type { RoutineSpec } from './snapshot-types';
 import { quoteIdent as q } from './identifiers';
+import { changeLogRoutines } from './change-log-triggers';
 
 /**
  * NetBox's deepmerge (objects merge key by key, recursively; anything else is replaced), for config
@@ -105,11 +106,11 @@ $$`,
 
 /**
  * What the engine's statements need besides the definitions' tables: the deep merge for config context,
- * and the auth version that cached credentials are checked against.
+ * the auth version that cached credentials are checked against, and the change log's triggers.
  */
 export function engineRoutines(registry: Registry): Record<string, RoutineSpec> {
   const out: Record<string, RoutineSpec> = { patchbay_jsonb_deep_merge: DEEP_MERGE };
   const auth = authVersion(registry);
   if (auth) out.patchbay_auth_version = auth;
-  return out;
+  return { ...out, ...changeLogRoutines(registry) };
 }

@@ -29,6 +29,11 @@ export interface RoutineSpec {
   create: string[];
   /** DROP statements that remove everything `create` made, in the order they must run. */
   drop: string[];
+  /**
+   * The table whose triggers these are, when they follow from the definitions: a migration that changes
+   * tables is named after the tables, not after the triggers rebuilt with them.
+   */
+  serves?: string;
 }
 
 export interface TableSpec {

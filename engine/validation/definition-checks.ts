@@ -1,8 +1,9 @@
 import type { Knex } from 'knex';
 import type { ResolvedModel } from '../definitions/registry-types';
-import type { Check } from '../definitions/generated/model-definition';
+import type { Check, ModelDefinition } from '../definitions/generated/model-definition';
 import { resolvePath, type FilterPath } from '../filters/filter-paths';
-import { ident, join, sql, type Sql } from '../sql/fragment';
+import { and, column, ident, join, sql, type Sql } from '../sql/fragment';
+import { displaySql } from '../query/json/object-json';
 import { runRows } from '../query/statements/run';
 
 type Db = Knex | Knex.Transaction;
@@ -24,13 +25,25 @@ function valueAt(model: ResolvedModel, path: string, locked = false): Sql {
   return route.value(f.column, locked);
 }
 
+/** What a check compares of a value: the value, or its IP family or mask length (an IP range's two ends). */
+function compared(value: Sql, compare: Check['compare']): Sql {
+  if (compare === 'family') return sql`family((${value})::inet)`;
+  if (compare === 'masklen') return sql`masklen((${value})::inet)`;
+  if (compare === 'address') return sql`host((${value})::inet)::inet`;
+  return value;
+}
+
 const PLACEHOLDER = /\{([a-z_][a-z0-9_.]*)\}/g;
 
 /** The SQL of a check: true when the rule is broken. */
 function brokenWhen(model: ResolvedModel, check: Check): Sql {
   if (check.same) {
-    const [a, b] = check.same.map((p) => valueAt(model, p, true));
+    const [a, b] = check.same.map((p) => compared(valueAt(model, p, true), check.compare));
     return sql`(${a}) IS NOT NULL AND (${b}) IS NOT NULL AND (${a}) <> (${b})`;
+  }
+  if (check.ordered) {
+    const [a, b] = check.ordered.map((p) => compared(valueAt(model, p, true), check.compare));
+    return check.strict ? sql`(${a}) >= (${b})` : sql`(${a}) > (${b})`;
   }
   if (check.between) {
     const v = valueAt(model, check.field!, true);
@@ -47,31 +60,79 @@ function brokenWhen(model: ResolvedModel, check: Check): Sql {
     const field = valueAt(model, check.field, true);
     return check.only_when ? sql`(${field}) IS NOT NULL AND NOT ${holds}` : sql`(${field}) IS NULL AND ${holds}`;
   }
-  throw new Error(`${model.label}: a check needs same, between, any_of, at_most_one, only_when or required_when`);
+  throw new Error(`${model.label}: a check needs same, between, ordered, any_of, at_most_one, only_when or required_when`);
 }
 
 interface CompiledChecks {
-  /** Every check's verdict ("c0"...) and placeholder value ("v0"...), for the row "t". */
+  /** Every check's verdict ("c0"...), every overlap's ("o0", with the other row's display "d0") and placeholder value ("v0"...), for the row "t". */
   columns: Sql;
   table: Sql;
   checks: Check[];
+  overlaps: NoOverlap[];
   placeholders: string[];
+  /** The advisory locks the overlap rules need, taken in a statement of their own before the verdicts are read. */
+  lock: ((ids: Sql) => Sql) | null;
 }
 
+type NoOverlap = NonNullable<ModelDefinition['no_overlap']>[number];
+
 const compiled = new WeakMap<ResolvedModel, CompiledChecks | null>();
+
+/** A span's end point compared as an address (whatever its mask) for inet and cidr fields, else as stored. */
+function spanValue(model: ResolvedModel, alias: string, name: string): Sql {
+  const f = model.fields.get(name);
+  if (!f?.column) throw new Error(`${model.label}: no_overlap names ${name}, not a stored field`);
+  return f.kind === 'inet' || f.kind === 'cidr' ? sql`host(${column(alias, f.column)})::inet` : column(alias, f.column);
+}
+
+function withinColumns(model: ResolvedModel, rule: NoOverlap): string[] {
+  return (rule.within ?? []).map((name) => {
+    const f = model.fields.get(name);
+    if (!f?.column) throw new Error(`${model.label}: no_overlap within names ${name}, not a stored field`);
+    return f.column;
+  });
+}
+
+/**
+ * Another row of the same scope whose span meets this one's. Read after the scope's advisory lock was
+ * taken (by a statement of its own, so this statement's snapshot sees every writer that held it before).
+ */
+function overlapping(model: ResolvedModel, rule: NoOverlap, what: Sql): Sql {
+  const same = withinColumns(model, rule).map((c) => sql`${column('o', c)} IS NOT DISTINCT FROM ${column('t', c)}`);
+  const meets = [sql`${spanValue(model, 'o', rule.start)} <= ${spanValue(model, 't', rule.end)}`, sql`${spanValue(model, 'o', rule.end)} >= ${spanValue(model, 't', rule.start)}`];
+  return sql`(SELECT ${what} FROM ${ident(model.table)} AS "o" WHERE ${column('o', 'id')} <> ${column('t', 'id')} AND ${and([...same, ...meets])} ORDER BY ${column('o', 'id')} LIMIT 1)`;
+}
+
+/**
+ * One transaction-scoped advisory lock per (model, scope) the written rows fall in, in a fixed order so
+ * two bulk writes cannot deadlock: writers of one scope (IP ranges of one VRF) wait for each other through
+ * any number of server instances, and the one that waited sees what the other committed.
+ */
+function overlapLock(model: ResolvedModel, rules: NoOverlap[]): (ids: Sql) => Sql {
+  const keys = rules.map((rule, i) => {
+    const cols = withinColumns(model, rule);
+    const scope = cols.length ? sql`concat_ws('|', ${join(cols.map((c) => sql`${column('t', c)}::text`))})` : sql`''`;
+    return sql`SELECT hashtext(${`${model.label}#no_overlap${i}`}::text) AS "a", hashtext(${scope}) AS "b"`;
+  });
+  return (ids) =>
+    sql`SELECT count(pg_advisory_xact_lock("k"."a", "k"."b")) FROM (SELECT DISTINCT "s"."a", "s"."b" FROM ${ident(model.table)} AS "t" CROSS JOIN LATERAL (${join(keys, ' UNION ALL ')}) AS "s" WHERE "t"."id" = ANY(${ids}) ORDER BY 1, 2) AS "k"`;
+}
 
 /** One statement per model: every check's verdict and every message placeholder's value. Built once, checked at startup. */
 export function compileChecks(model: ResolvedModel): CompiledChecks | null {
   if (compiled.has(model)) return compiled.get(model)!;
   const checks = model.def.checks ?? [];
+  const overlaps = model.def.no_overlap ?? [];
   let result: CompiledChecks | null = null;
-  if (checks.length) {
-    const placeholders = [...new Set(checks.flatMap((c) => [...c.message.matchAll(PLACEHOLDER)].map((m) => m[1]!)))];
+  if (checks.length || overlaps.length) {
+    const messages = [...checks.map((c) => c.message), ...overlaps.map((o) => o.message)];
+    const placeholders = [...new Set(messages.flatMap((m) => [...m.matchAll(PLACEHOLDER)].map((x) => x[1]!)))].filter((p) => p !== 'other');
     const columns = join([
       ...checks.map((c, i) => sql`COALESCE((${brokenWhen(model, c)}), FALSE) AS ${ident(`c${i}`)}`),
+      ...overlaps.map((o, i) => sql`${overlapping(model, o, displaySql(model, 'o'))} AS ${ident(`d${i}`)}`),
       ...placeholders.map((p, i) => sql`(${valueAt(model, p)})::text AS ${ident(`v${i}`)}`),
     ]);
-    result = { columns, table: ident(model.table), checks, placeholders };
+    result = { columns, table: ident(model.table), checks, overlaps, placeholders, lock: overlaps.length ? overlapLock(model, overlaps) : null };
   }
   compiled.set(model, result);
   return result;
@@ -84,6 +145,7 @@ export function compileChecks(model: ResolvedModel): CompiledChecks | null {
 export async function runChecks(db: Db, model: ResolvedModel, id: number): Promise<Record<string, string[]>> {
   const c = compileChecks(model);
   if (!c) return {};
+  if (c.lock) await runRows(db, c.lock(sql`${[id]}::bigint[]`));
   const [row] = await runRows<Record<string, unknown>>(db, sql`SELECT ${c.columns} FROM ${c.table} AS "t" WHERE "t"."id" = ${id}::bigint`);
   return row ? verdicts(c, row) : {};
 }
@@ -93,6 +155,7 @@ export async function runChecksOnMany(db: Db, model: ResolvedModel, ids: readonl
   const out = new Map<number, Record<string, string[]>>();
   const c = compileChecks(model);
   if (!c || !ids.length) return out;
+  if (c.lock) await runRows(db, c.lock(sql`${[...ids]}::bigint[]`));
   const rows = await runRows<Record<string, unknown>>(db, sql`SELECT "t"."id" AS "id", ${c.columns} FROM ${c.table} AS "t" WHERE "t"."id" = ANY(${[...ids]}::bigint[])`);
   for (const row of rows) {
     const errors = verdicts(c, row);
@@ -103,10 +166,16 @@ export async function runChecksOnMany(db: Db, model: ResolvedModel, ids: readonl
 
 function verdicts(c: CompiledChecks, row: Record<string, unknown>): Record<string, string[]> {
   const errors: Record<string, string[]> = {};
+  const fill = (message: string, other?: unknown) =>
+    message.replace(PLACEHOLDER, (_m, p: string) => String((p === 'other' ? other : row[`v${c.placeholders.indexOf(p)}`]) ?? ''));
   c.checks.forEach((check, i) => {
     if (row[`c${i}`] !== true) return;
-    const message = check.message.replace(PLACEHOLDER, (_m, p: string) => String(row[`v${c.placeholders.indexOf(p)}`] ?? ''));
-    (errors[check.field ?? 'non_field_errors'] ??= []).push(message);
+    (errors[check.field ?? 'non_field_errors'] ??= []).push(fill(check.message));
+  });
+  c.overlaps.forEach((rule, i) => {
+    const other = row[`d${i}`];
+    if (other === null || other === undefined) return;
+    (errors[rule.field ?? 'non_field_errors'] ??= []).push(fill(rule.message, other));
   });
   return errors;
 }

@@ -111,7 +111,7 @@ export function writableProperties(model: ResolvedModel): Record<string, JsonSch
         break;
       default: {
         let s = scalarSchema(field);
-        if (field.array) s = { type: 'array', items: s };
+        if (field.array) s = { type: 'array', items: s, ...(f.min_items ? { minItems: f.min_items } : {}) };
         if (field.nullable) s = withNull(s);
         if (f.default !== undefined && f.default !== null && !field.array) s = { ...s, default: f.default };
         props[field.name] = { ...doc, ...s };

@@ -132,6 +132,7 @@ function fieldToChange(fields: ResolvedField[]): ResolvedField {
 async function setNew(m: ResolvedModel, body: Body, f: ResolvedField): Promise<void> {
   if (f.kind === 'fk') {
     objects.setRelation(m, body, f, await objects.relatedFor(m, f, body));
+    await objects.followRelation(m, body, f);
   } else if (f.kind === 'generic_fk') {
     const { typeKey, idKey } = genericKeys(f);
     const type = m.modelByLabel(String(body[typeKey] ?? '')) ?? objects.genericTargets(f)[0];
@@ -148,6 +149,7 @@ async function setNew(m: ResolvedModel, body: Body, f: ResolvedField): Promise<v
     } else {
       body[f.name] = await objects.otherScalar(f, old);
     }
+    await objects.followRelation(m, body, f);
   }
 }
 
@@ -287,6 +289,7 @@ describe('deletes', () => {
     } else {
       pointed = await objects.relatedFor(m, f, body);
       objects.setRelation(m, body, f, pointed);
+      await objects.followRelation(m, body, f);
       holder = (await created(m, body)).id;
     }
 

@@ -1,3 +1,4 @@
+import { WRITE_MODES, type WriteMode } from './write-modes';
 /** The command line of `npm run bench`. */
 
 export interface BenchOptions {
@@ -15,6 +16,10 @@ export interface BenchOptions {
   only: Set<string> | null;
   connections: number[];
   help: boolean;
+  /** Objects each write phase creates, patches and deletes (default from the scale). */
+  writeObjects?: number;
+  /** The conditions the write phases run under (tests/bench/write-modes.ts). */
+  writeModes: WriteMode[];
   /** Overrides of the data set for the filter benchmark: IP addresses and /24 prefixes. */
   ips?: number;
   prefixes?: number;
@@ -28,6 +33,9 @@ export const USAGE = `usage: npm run bench -- [options]
                      DATABASE_URL if set, else database patchbay_bench on 127.0.0.1, recreated)
   --only <a,b,...>   run only these scenarios ("writes" names the write phases)
   --quick            smoke run: --duration 2 --scale 0.1
+  --write-objects <n> objects each write phase writes (default 500 x scale)
+  --write-modes <m>  the write phases under each of: log (as served, default), nolog (the change log's
+                     triggers disabled; PostgreSQL only), webhook (one active event rule and webhook)
   --ips <n>          IP addresses to seed, whatever the scale (the filter benchmark uses 100000)
   --prefixes <n>     /24 prefixes to seed (the filter benchmark uses 20000)`;
 
@@ -48,6 +56,8 @@ export function parseOptions(args: readonly string[]): BenchOptions {
   let only: Set<string> | null = null;
   let ips: number | undefined;
   let prefixes: number | undefined;
+  let writeModes: WriteMode[] = ['log'];
+  let writeObjects: number | undefined;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
     switch (arg) {
@@ -63,6 +73,17 @@ export function parseOptions(args: readonly string[]): BenchOptions {
       case '--prefixes':
         prefixes = Math.round(numberFlag(arg, args[++i]));
         break;
+      case '--write-objects':
+        writeObjects = Math.round(numberFlag(arg, args[++i]));
+        break;
+      case '--write-modes': {
+        const raw = args[++i];
+        const modes = (raw ?? '').split(',').map((m) => m.trim()).filter(Boolean);
+        const bad = modes.filter((m) => !(WRITE_MODES as readonly string[]).includes(m));
+        if (!modes.length || bad.length) throw new Error(`--write-modes takes a list of ${WRITE_MODES.join(', ')}`);
+        writeModes = modes as WriteMode[];
+        break;
+      }
       case '--embedded':
         embedded = true;
         break;
@@ -91,6 +112,8 @@ export function parseOptions(args: readonly string[]): BenchOptions {
     scale: scale ?? (quick ? 0.1 : 1),
     embedded,
     only,
+    writeModes,
+    writeObjects,
     connections: [1, 8],
     help,
     ips,

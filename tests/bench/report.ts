@@ -91,7 +91,7 @@ function writesTable(run: BenchRun): string[] {
   ];
   for (const w of run.writes) {
     const nb = NETBOX_WRITES[`${w.phase}/${w.threads}`];
-    lines.push(`| ${w.phase} | ${w.threads} | ${num(w.objPerSec)} | ${num(w.latency.p50)} | ${num(w.latency.p99)} | ${w.errors} `
+    lines.push(`| ${w.phase}${w.mode && w.mode !== 'log' ? ` (${w.mode})` : ''} | ${w.threads} | ${num(w.objPerSec)} | ${num(w.latency.p50)} | ${num(w.latency.p99)} | ${w.errors} `
       + `| ${nb ? num(nb.objPerSec) : ''} | ${times(w.objPerSec, nb?.objPerSec)} |`);
   }
   return lines;

@@ -8,12 +8,14 @@ import { runLoad, type LoadPoint } from './load';
 import { parseOptions, USAGE, type BenchOptions } from './options';
 import { runRawSql, type RawTask } from './raw-sql';
 import { renderReport, writeReport, type BenchRun, type ScenarioResult } from './report';
-import { SCENARIOS, WRITES, type ScenarioContext } from './scenarios';
+import { DEVICE_WRITES, SCENARIOS, WRITES, type ScenarioContext } from './scenarios';
 import { assertEmpty, seed } from './seed';
 import { loggedErrors } from './server-log';
 import { createSuperuser, startServer, type ServerProcess } from './server-process';
 import { sleep } from './stats';
 import { runWrites } from './writes';
+import { setupMode } from './write-modes';
+import { runDeviceWrites } from './device-writes';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const WRITE_THREADS = [1, 8];
@@ -33,7 +35,7 @@ function load(): string {
 
 function settings(o: BenchOptions): string {
   return `autocannon, ${o.duration} s per point x 1 run, ${o.warmup} s warm-up per scenario, raw SQL ${o.rawDuration} s per point; `
-    + `scale ${o.scale}${o.only ? `; only ${[...o.only].join(',')}` : ''}`;
+    + `scale ${o.scale}${o.only ? `; only ${[...o.only].join(',')}` : ''}; writes ${o.writeModes.join(', ')}`;
 }
 
 async function serverName(api: ApiClient): Promise<string> {
@@ -88,16 +90,45 @@ async function measureScenarios(api: ApiClient, ctx: ScenarioContext, endpoints:
   }
 }
 
-async function measureWrites(api: ApiClient, opts: BenchOptions, run: BenchRun): Promise<void> {
-  const objects = Math.max(100, Math.round((500 * opts.scale) / 100) * 100);
+async function measureWrites(api: ApiClient, opts: BenchOptions, run: BenchRun, target: DatabaseTarget): Promise<void> {
+  const objects = opts.writeObjects ?? Math.max(100, Math.round((500 * opts.scale) / 100) * 100);
+  let round = 0;
+  for (const mode of opts.writeModes) {
+    const setup = await setupMode(mode, api, target);
+    if (typeof setup === 'string') {
+      run.skipped.push({ name: `${WRITES} (${mode})`, reason: setup });
+      log(`  writes (${mode}) skipped: ${setup}`);
+      continue;
+    }
+    try {
+      for (const threads of WRITE_THREADS) {
+        const out = await runWrites(api, objects, threads, round++);
+        for (const w of out.rows) {
+          w.mode = mode;
+          run.writes.push(w);
+          log(`  writes ${w.phase} (${mode}) @${threads}: ${w.objPerSec.toFixed(1)} obj/s, p50 ${w.latency.p50.toFixed(1)} ms/request, ${w.errors} errors`);
+          if (w.errors) run.failures.push(`writes ${w.phase} (${mode}) @${threads} threads: ${w.errors} errors, first: ${w.firstError}`);
+        }
+        if (out.verify) run.failures.push(`writes (${mode}) @${threads} threads: ${out.verify}`);
+      }
+    } finally {
+      const note = await setup.finish();
+      if (note) log(`  ${note}`);
+    }
+  }
+}
+
+/** Devices of a 51-component type created one POST each (DEVICE_WRITES). */
+async function measureDeviceWrites(api: ApiClient, opts: BenchOptions, run: BenchRun): Promise<void> {
+  const objects = Math.max(50, Math.round((200 * opts.scale) / 100) * 10);
   for (const [round, threads] of WRITE_THREADS.entries()) {
-    const out = await runWrites(api, objects, threads, round);
+    const out = await runDeviceWrites(api, objects, threads, round);
     run.writes.push(...out.rows);
     for (const w of out.rows) {
-      log(`  writes ${w.phase} @${threads}: ${w.objPerSec.toFixed(1)} obj/s, p50 ${w.latency.p50.toFixed(1)} ms/request, ${w.errors} errors`);
+      log(`  writes ${w.phase} @${threads}: ${w.objPerSec.toFixed(1)} devices/s, p50 ${w.latency.p50.toFixed(1)} ms/request, ${w.errors} errors`);
       if (w.errors) run.failures.push(`writes ${w.phase} @${threads} threads: ${w.errors} errors, first: ${w.firstError}`);
     }
-    if (out.verify) run.failures.push(`writes @${threads} threads: ${out.verify}`);
+    if (out.verify) run.failures.push(`device writes @${threads} threads: ${out.verify}`);
   }
 }
 
@@ -114,7 +145,7 @@ export async function runBench(args: string[]): Promise<number> {
     console.log(USAGE);
     return 0;
   }
-  const known = new Set([...SCENARIOS.map((s) => s.name), WRITES]);
+  const known = new Set([...SCENARIOS.map((s) => s.name), WRITES, DEVICE_WRITES]);
   const unknown = [...(opts.only ?? [])].filter((n) => !known.has(n));
   if (unknown.length) {
     console.error(`--only: no scenario named ${unknown.join(', ')}; known: ${[...known].join(', ')}`);
@@ -158,10 +189,14 @@ export async function runBench(args: string[]): Promise<number> {
     if (!opts.only || opts.only.has(WRITES)) {
       if (endpoints.has('ipam/ip-addresses')) {
         log('bench: writes');
-        await measureWrites(api, opts, run);
+        await measureWrites(api, opts, run, target);
       } else {
         run.skipped.push({ name: WRITES, reason: 'no ipam/ip-addresses endpoint' });
       }
+    }
+    if (!opts.only || opts.only.has(DEVICE_WRITES)) {
+      log('bench: device writes');
+      await measureDeviceWrites(api, opts, run);
     }
     await server.stop();
     run.serverErrors = loggedErrors(server.log());

@@ -168,3 +168,5 @@ export const SCENARIOS: Scenario[] = [
 
 /** The name of the write phases in --only. */
 export const WRITES = 'writes';
+/** Devices of a type with 51 component templates, created one POST each (tests/bench/device-writes.ts). */
+export const DEVICE_WRITES = 'device_writes';

@@ -3,7 +3,9 @@ import { summarize, type LatencySummary } from './stats';
 
 /** One row of the baseline's Writes table. */
 export interface WriteRow {
-  phase: 'create_single' | 'bulk_patch' | 'bulk_delete';
+  phase: 'create_single' | 'bulk_patch' | 'bulk_delete' | 'device_51_components';
+  /** The condition it ran under (tests/bench/write-modes.ts): log, nolog or webhook. */
+  mode?: string;
   threads: number;
   objects: number;
   requests: number;
@@ -20,7 +22,7 @@ const ENDPOINT = '/api/ipam/ip-addresses/';
 const BATCH = 100;
 
 /** Runs `jobs` with `threads` workers pulling from one queue; each job's latency is recorded. */
-async function pool<T>(jobs: T[], threads: number, run: (job: T) => Promise<string | null>): Promise<{ latencies: number[]; errors: string[]; seconds: number }> {
+export async function pool<T>(jobs: T[], threads: number, run: (job: T) => Promise<string | null>): Promise<{ latencies: number[]; errors: string[]; seconds: number }> {
   const latencies: number[] = [];
   const errors: string[] = [];
   let next = 0;
@@ -43,7 +45,7 @@ async function pool<T>(jobs: T[], threads: number, run: (job: T) => Promise<stri
   return { latencies, errors, seconds: (performance.now() - start) / 1000 };
 }
 
-function row(phase: WriteRow['phase'], threads: number, objects: number, r: { latencies: number[]; errors: string[]; seconds: number }): WriteRow {
+export function row(phase: WriteRow['phase'], threads: number, objects: number, r: { latencies: number[]; errors: string[]; seconds: number }): WriteRow {
   return {
     phase, threads, objects, requests: r.latencies.length, seconds: r.seconds,
     objPerSec: objects / r.seconds, latency: summarize(r.latencies), errors: r.errors.length, firstError: r.errors[0],

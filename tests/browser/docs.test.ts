@@ -15,7 +15,7 @@ const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const OUT = path.resolve(__dirname, '..', '..', 'test-output', 'browser');
 
-jest.setTimeout(180_000);
+jest.setTimeout(400_000);
 
 let browser: Browser | null = null;
 let unavailable = '';
@@ -62,6 +62,20 @@ async function newPage(headers: Record<string, string> = {}): Promise<Page> {
   return page;
 }
 
+/** An application with many types (dcim's 42) lists an operation far down, rendered only near the viewport: scroll to it. */
+async function reveal(page: Page, wanted: ReturnType<Page['locator']>): Promise<void> {
+  await page.mouse.wheel(0, -1_000_000);
+  // Each scroll brings the next operations up only once the ones before are drawn, which takes longer on a
+  // loaded machine (CI runs two test files at once): keep scrolling for up to two minutes, not a fixed count.
+  const until = Date.now() + 120_000;
+  while (Date.now() < until && !(await wanted.count())) {
+    await page.mouse.wheel(0, 1500);
+    await page.waitForTimeout(200);
+  }
+  await wanted.scrollIntoViewIfNeeded({ timeout: 30_000 });
+  await wanted.waitFor({ timeout: 30_000 });
+}
+
 const shot = (page: Page, name: string) => page.screenshot({ path: path.join(OUT, name), fullPage: false });
 
 test('/api/docs/: dcim and ipam operations listed, one expanded and executed with a token', async () => {
@@ -74,7 +88,7 @@ test('/api/docs/: dcim and ipam operations listed, one expanded and executed wit
   expect(await page.locator('.opblock-tag').count()).toBeGreaterThan(0);
   for (const [app, op] of [['ipam', 'ipam_prefixes_list'], ['dcim', 'dcim_sites_list']]) {
     await filter.fill(app);
-    await page.locator(`#operations-${app}-${op}`).waitFor({ timeout: 30_000 });
+    await reveal(page, page.locator(`#operations-${app}-${op}`));
     const shown = await page.locator(`[id^="operations-${app}-"]`).evaluateAll((els) => els.map((e) => e.id));
     expect(shown.length).toBeGreaterThan(5);
     await shot(page, `docs-${app}.png`);
@@ -89,6 +103,7 @@ test('/api/docs/: dcim and ipam operations listed, one expanded and executed wit
 
   // Expand "List sites", try it out, execute.
   const op = page.locator('#operations-dcim-dcim_sites_list');
+  await reveal(page, op);
   await op.locator('.opblock-summary').first().click();
   await op.locator('.try-out__btn').click();
   await op.locator('button.execute').click();
@@ -110,7 +125,7 @@ test('/api/schema/swagger-ui/ (NetBox\'s path) shows the same documentation', as
   await page.goto(`${base}/api/schema/swagger-ui/`);
   await page.locator('input.operation-filter-input').waitFor({ timeout: 120_000 });
   await page.locator('input.operation-filter-input').fill('ipam');
-  await page.locator('#operations-ipam-ipam_ip_addresses_list').waitFor({ timeout: 30_000 });
+  await reveal(page, page.locator('#operations-ipam-ipam_ip_addresses_list'));
   await page.context().close();
 });
 

@@ -1,5 +1,5 @@
 /**
- * docs/model-authors.md's worked example, run as the guide tells it: the route target definition is read
+ * docs/model-authors.md's worked example, run as the guide tells it: the BGP community definition is read
  * out of the guide itself, so the page and the engine cannot drift apart.
  */
 import fs from 'node:fs';
@@ -54,7 +54,7 @@ function makeOneMigration(dirs: { schemaDir: string; migrationsDir: string }): {
   return { name, sql: fs.readFileSync(path.join(dirs.migrationsDir, name), 'utf8'), stdout: r.stdout };
 }
 
-const ROUTE_TARGET_FILE = 'ipam/route-target.json';
+const ROUTE_TARGET_FILE = 'ipam/bgp-community.json';
 const definitionText = guideBlock(ROUTE_TARGET_FILE, 'json');
 const tmp = tempDir('worked-example');
 const dirs = { schemaDir: path.join(tmp.dir, 'schema'), migrationsDir: path.join(tmp.dir, 'migrations') };
@@ -96,9 +96,9 @@ test('the guide explains every word of the definition language', () => {
 });
 
 describe('step 1: the JSON file the guide shows', () => {
-  test('is the route target the guide describes', () => {
+  test('is the BGP community the guide describes', () => {
     const def = JSON.parse(definitionText) as Record<string, unknown>;
-    expect(def).toMatchObject({ app: 'ipam', model: 'routetarget', path: 'route-targets', brief: ['id', 'url', 'display', 'name'], ordering: ['name'] });
+    expect(def).toMatchObject({ app: 'ipam', model: 'bgpcommunity', path: 'bgp-communities', brief: ['id', 'url', 'display', 'name'], ordering: ['name'] });
     expect(def.fields).toMatchObject({
       name: { type: 'string', max_length: 21, required: true, unique: true },
       tenant: { type: 'fk', to: 'tenancy.tenant', null: true, on_delete: 'protect' },
@@ -118,8 +118,8 @@ describe('step 2: makemigrations', () => {
     const r = makemigrations(dirs, true);
     expect(r.status).toBe(1);
     expect(r.stderr).toContain('a migration is missing');
-    expect(r.stderr).toContain('create table ipam_routetarget');
-    expect(r.stderr).toContain('add unique ipam_routetarget_name_key on ipam_routetarget (name)');
+    expect(r.stderr).toContain('create table ipam_bgpcommunity');
+    expect(r.stderr).toContain('add unique ipam_bgpcommunity_name_key on ipam_bgpcommunity (name)');
     expect(r.stderr).toContain('run: npm run makemigrations');
     expect(sqlFiles(dirs.migrationsDir)).toEqual(before);
   });
@@ -128,10 +128,10 @@ describe('step 2: makemigrations', () => {
     const expected = nextNumber(dirs.migrationsDir);
     migration = makeOneMigration(dirs);
     // 0002 while the repository holds only 0001_initial.sql, as the guide shows.
-    expect(migration.name).toBe(`${expected}_create_ipam_routetarget_and_create_ipam_routetarget_tags.sql`);
-    expect(migration.sql).toContain('CREATE TABLE "ipam_routetarget" (');
+    expect(migration.name).toBe(`${expected}_create_ipam_bgpcommunity_and_create_ipam_bgpcommunity_tags.sql`);
+    expect(migration.sql).toContain('CREATE TABLE "ipam_bgpcommunity" (');
     expect(migration.sql).toContain('"name" varchar(21) NOT NULL');
-    expect(migration.stdout).toContain('create table ipam_routetarget');
+    expect(migration.stdout).toContain('create table ipam_bgpcommunity');
   });
 
   test('every statement the guide shows is in the migration', () => {
@@ -152,7 +152,7 @@ describe('step 2: makemigrations', () => {
 
 describe('step 3: the endpoint, on a database migrated from the temp folders', () => {
   let t: TestApp;
-  const RT = '/api/ipam/route-targets/';
+  const RT = '/api/ipam/bgp-communities/';
   beforeAll(async () => {
     t = await startTestApp(dirs);
   });
@@ -160,10 +160,10 @@ describe('step 3: the endpoint, on a database migrated from the temp folders', (
     await t?.close();
   });
 
-  test('the ipam root lists route-targets', async () => {
+  test('the ipam root lists bgp-communities', async () => {
     const r = await t.api.get('/api/ipam/').set(t.auth);
     expect(r.status).toBe(200);
-    expect(r.body['route-targets']).toMatch(/\/api\/ipam\/route-targets\/$/);
+    expect(r.body['bgp-communities']).toMatch(/\/api\/ipam\/bgp-communities\/$/);
   });
 
   let id: number;
@@ -177,7 +177,7 @@ describe('step 3: the endpoint, on a database migrated from the temp folders', (
     id = r.body.id as number;
     expect(r.headers.location).toBe(r.body.url);
     expect(Object.keys(r.body.tenant)).toEqual(['id', 'url', 'display', 'name', 'slug']);
-    expect(r.body.url).toMatch(new RegExp(`/api/ipam/route-targets/${id}/$`));
+    expect(r.body.url).toMatch(new RegExp(`/api/ipam/bgp-communities/${id}/$`));
     // supertest serves each request on a new port, so URLs are compared by path.
     expect(Object.keys(r.body)).toEqual(['id', 'url', 'display', 'name', 'tenant', 'description', 'comments', 'tags', 'custom_fields', 'created', 'last_updated']);
     expect(r.body).toMatchObject({
@@ -233,7 +233,7 @@ describe('step 3: the endpoint, on a database migrated from the temp folders', (
   test('brief=1 gives exactly the brief fields, on list and detail', async () => {
     const list = await t.api.get(`${RT}?brief=1`).set(t.auth);
     expect(list.status).toBe(200);
-    expect(list.body.results).toEqual([{ id, url: expect.stringMatching(new RegExp(`/api/ipam/route-targets/${id}/$`)), display: '65000:100', name: '65000:100' }]);
+    expect(list.body.results).toEqual([{ id, url: expect.stringMatching(new RegExp(`/api/ipam/bgp-communities/${id}/$`)), display: '65000:100', name: '65000:100' }]);
     const detail = await t.api.get(`${RT}${id}/?brief=1`).set(t.auth);
     expect(Object.keys(detail.body)).toEqual(['id', 'url', 'display', 'name']);
   });
@@ -244,10 +244,10 @@ describe('step 3: the endpoint, on a database migrated from the temp folders', (
     expect(r.body).toMatchObject({ id, name: '65000:100', description: 'Acme L3VPN', tenant: { slug: 'acme' } });
   });
 
-  test('a second route target with the same name is a 400 naming the field', async () => {
+  test('a second BGP community with the same name is a 400 naming the field', async () => {
     const r = await t.api.post(RT).set(t.auth).send({ name: '65000:100' });
     expect(r.status).toBe(400);
-    expect(r.body).toEqual({ name: ['route target with this name already exists.'] });
+    expect(r.body).toEqual({ name: ['BGP community with this name already exists.'] });
   });
 
   test('a name over 21 characters and a missing name are 400s', async () => {
@@ -259,7 +259,7 @@ describe('step 3: the endpoint, on a database migrated from the temp folders', (
     expect(missing.body).toEqual({ name: ['This field is required.'] });
   });
 
-  test('a tenant that has route targets is protected: 409 naming them', async () => {
+  test('a tenant that has BGP communities is protected: 409 naming them', async () => {
     const r = await t.api.delete(`/api/tenancy/tenants/${tenantId}/`).set(t.auth);
     expect(r.status).toBe(409);
     expect(r.body.detail).toBe(`Unable to delete object. 1 dependent objects were found: 65000:100 (${id})`);
@@ -283,20 +283,20 @@ describe('changing and removing, as the guide says', () => {
     fs.writeFileSync(routeTargetPath, `${JSON.stringify(def, null, 2)}\n`);
 
     const m = makeOneMigration(dirs);
-    expect(m.name).toMatch(/^\d{4}_remove_ipam_routetarget_comments\.sql$/);
-    expect(m.sql).toContain('ALTER TABLE "ipam_routetarget" DROP COLUMN "comments";');
+    expect(m.name).toMatch(/^\d{4}_remove_ipam_bgpcommunity_comments\.sql$/);
+    expect(m.sql).toContain('ALTER TABLE "ipam_bgpcommunity" DROP COLUMN "comments";');
     expect(m.sql).not.toContain('DROP TABLE');
     expect(makemigrations(dirs, true).status).toBe(0);
 
     const t = await startTestApp(dirs);
     try {
-      const r = await t.api.post('/api/ipam/route-targets/').set(t.auth).send({ name: '65000:1' });
+      const r = await t.api.post('/api/ipam/bgp-communities/').set(t.auth).send({ name: '65000:1' });
       expect(r.status).toBe(201);
       expect(r.body).not.toHaveProperty('comments');
       // A key the model no longer has is ignored, as NetBox ignores unknown keys; a strict deployment refuses it.
-      const ignored = await t.api.post('/api/ipam/route-targets/').set(t.auth).send({ name: '65000:2', comments: 'x' });
+      const ignored = await t.api.post('/api/ipam/bgp-communities/').set(t.auth).send({ name: '65000:2', comments: 'x' });
       expect([ignored.status, ignored.body.comments]).toEqual([201, undefined]);
-      const bad = await apiWith(t, { PATCHBAY_REJECT_UNKNOWN_FIELDS: 'true' }).post('/api/ipam/route-targets/').set(t.auth).send({ name: '65000:3', comments: 'x' });
+      const bad = await apiWith(t, { PATCHBAY_REJECT_UNKNOWN_FIELDS: 'true' }).post('/api/ipam/bgp-communities/').set(t.auth).send({ name: '65000:3', comments: 'x' });
       expect(bad.status).toBe(400);
       expect(bad.body).toEqual({ comments: ['Unknown field.'] });
     } finally {
@@ -307,17 +307,17 @@ describe('changing and removing, as the guide says', () => {
   test('removing the model writes a migration that drops its tables, and it applies', async () => {
     fs.rmSync(routeTargetPath);
     const m = makeOneMigration(dirs);
-    expect(m.sql).toContain('DROP TABLE "ipam_routetarget";');
-    expect(m.sql).toContain('DROP TABLE "ipam_routetarget_tags";');
+    expect(m.sql).toContain('DROP TABLE "ipam_bgpcommunity";');
+    expect(m.sql).toContain('DROP TABLE "ipam_bgpcommunity_tags";');
     expect(makemigrations(dirs, true).status).toBe(0);
 
     const t = await startTestApp(dirs);
     try {
       const root = await t.api.get('/api/ipam/').set(t.auth);
-      expect(root.body).not.toHaveProperty('route-targets');
-      const r = await t.api.get('/api/ipam/route-targets/').set(t.auth);
+      expect(root.body).not.toHaveProperty('bgp-communities');
+      const r = await t.api.get('/api/ipam/bgp-communities/').set(t.auth);
       expect(r.status).toBe(404);
-      const tables = await t.knex.raw(`SELECT to_regclass('ipam_routetarget') AS "t"`);
+      const tables = await t.knex.raw(`SELECT to_regclass('ipam_bgpcommunity') AS "t"`);
       expect((tables.rows as Array<{ t: string | null }>)[0]!.t).toBeNull();
     } finally {
       await t.close();

@@ -18,7 +18,7 @@ import { readDefinitions, type Model } from './support/definitions';
 import { checksFor, expectedFilters, invalidChecks, lookupsOf, matches, paramOf, type ExpectedFilter, type Family, type Universe } from './support/filter-plan';
 import { generateSets } from './support/generate-sets';
 import { list, sorted, UniverseCache } from './support/list-client';
-import { EXTRAS, GAPS, type Difference } from './support/netbox-differences';
+import { EXTRAS, GAPS, PATCHBAY_ONLY_ENDPOINTS, type Difference } from './support/netbox-differences';
 import { netboxFilters, type FilterLookups } from './support/netbox-reference';
 import { ObjectFactory, type Rep } from './support/object-factory';
 
@@ -99,7 +99,8 @@ let factory: ObjectFactory;
 let universes: UniverseCache;
 
 beforeAll(async () => {
-  t = await startTestApp();
+  // Devices and modules come with their types' components (instantiate), so a component list outgrows 1,000 rows.
+  t = await startTestApp({ env: { MAX_PAGE_SIZE: '10000' } });
   factory = new ObjectFactory(t, defs);
   universes = new UniverseCache(t, defs, factory.dirty);
 });
@@ -152,11 +153,13 @@ function listedItems(list: Difference[], endpoints: string[], side: (endpoint: s
 
 test("the filters of every endpoint served are NetBox 3.7's, apart from the differences listed with their reasons", () => {
   const netbox = netboxFilters();
-  const endpoints = listed.map((m) => `${m.app}/${m.path}`);
+  const only = new Set(PATCHBAY_ONLY_ENDPOINTS.map((o) => o.endpoint));
+  const endpoints = listed.map((m) => `${m.app}/${m.path}`).filter((e) => !only.has(e));
   expect(endpoints.filter((e) => !netbox.has(e))).toEqual([]);
+  expect([...only].filter((e) => netbox.has(e))).toEqual([]);
   // Patchbay's side: the filter table the running app serves, and q, which the list's search serves
   // outside that table on every model whose definition names search fields.
-  const patchbay = new Map(listed.map((m) => {
+  const patchbay = new Map(listed.filter((m) => !only.has(`${m.app}/${m.path}`)).map((m) => {
     const table: FilterLookups = Object.fromEntries([...filterTable(servedModel(m)!).values()].map((d) => [d.name, [...d.lookups]]));
     if (m.def.search?.length) table.q = ['exact'];
     return [`${m.app}/${m.path}`, table];
@@ -240,8 +243,11 @@ for (const defined of listed.filter((m) => !m.def.read_only)) {
           const got = await list(t, model, c.values.map((v) => [param, v]), { brief: true });
           expect({ param, values: c.values, status: got.status, ids: sorted(got.ids) }).toEqual({ param, values: c.values, status: 200, ids: expected });
         });
-        // The data must tell the lookups apart, or the comparisons above prove nothing.
-        expect(informative).toBeGreaterThan(0);
+        // The data must tell the lookups apart, or the comparisons above prove nothing; but a required
+        // generic relation that may point at one type only (an event rule's action_object) holds that
+        // type on every row, and then there is nothing to tell apart.
+        const oneType = fam.valueType === 'generic-type' && rows.length > 0 && new Set(rows.map((r) => JSON.stringify(fam.extract(r, u)))).size === 1 && fam.extract(rows[0]!, u) !== null;
+        if (!oneType) expect(informative).toBeGreaterThan(0);
 
         if (!invalidCount) return;
         const invalid = invalidChecks(fam).filter((c) => lookups.includes(c.lookup)).slice(0, invalidCount);

@@ -187,6 +187,16 @@ export class ObjectFactory {
         return r.body.id as number;
       }
       this.failures.set(model.label, { status: r.status, body: r.body, sent: body });
+      // A shared related object this one cannot also use (a module bay that holds a module already): a fresh one.
+      const refused = r.status === 400 ? model.fieldList.filter((f) => f.kind === 'fk' && f.name in (r.body as Body) && body[f.name] !== undefined && f.target !== undefined) : [];
+      if (!refused.length) continue;
+      const retry = { ...body };
+      for (const f of refused) retry[f.name] = (await this.make(f.target!, true)) ?? retry[f.name];
+      const again = await sendObject(this.t, 'post', `/api/${model.app}/${model.path}/`, model, retry);
+      if (again.status === 201) {
+        this.remember(model, retry, again.body.id as number);
+        return again.body.id as number;
+      }
     }
     return null;
   }

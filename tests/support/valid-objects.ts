@@ -90,6 +90,8 @@ export interface ValidObjects {
   relatedFor(holder: ResolvedModel, f: ResolvedField, body: Body): Promise<number>;
   /** Sets a relation in a body, dropping what an at_most_one check says cannot be set beside it. */
   setRelation(holder: ResolvedModel, body: Body, f: ResolvedField, id: number): void;
+  /** After `f` changed in a body, relations tied to it by the model's `same` checks get objects that agree with it again. */
+  followRelation(holder: ResolvedModel, body: Body, f: ResolvedField): Promise<void>;
   /** For a field pointsBackAtSelf: a new related object attached (through its generic relation) to something of the holder's. */
   attachedToSelf(holder: ResolvedModel, holderId: number, f: ResolvedField): Promise<number>;
   /** The value a dotted path (device.site) has for a body, following foreign keys through the API; null when unset. */
@@ -173,6 +175,14 @@ export function validObjects(app: () => TestApp): ValidObjects {
   async function validBody(m: ResolvedModel, depth = 0, preset: Body = {}): Promise<Body> {
     if (depth > 5) throw new Error(`required relations of ${m.label} nest too deep`);
     const body: Body = { ...preset };
+    // A check that wants one of several optional relations set (a circuit termination's site or provider network) gets its first,
+    // before the required relations, which may have to agree with it (a front port template's rear port, on its device type).
+    for (const c of m.def.checks ?? []) {
+      if (!c.any_of || c.any_of.some((p) => body[p] !== undefined)) continue;
+      const f = m.fields.get(c.any_of[0]!);
+      if (f?.kind !== 'fk') throw new Error(`${m.label}: any_of check starting with ${c.any_of[0]} is not a plain foreign key`);
+      body[f.name] = await createOne(f.target!, depth + 1);
+    }
     for (const f of m.fieldList) {
       // An image is a file, attached when the object is sent (send-object.ts).
       if (f.readOnly || !f.required || f.def.default !== undefined || f.def.default_fn || f.kind === 'image') continue;
@@ -185,7 +195,8 @@ export function validObjects(app: () => TestApp): ValidObjects {
         body[typeKey] = targets[0]!.label;
         body[idKey] = await createOne(targets[0]!, depth + 1);
       } else if (f.kind === 'fk') {
-        body[f.name] = await createOne(f.target!, depth + 1);
+        // Consistent with the fields already in the body (a front port's rear port on the port's own device).
+        body[f.name] = await relatedFor(m, f, body, depth + 1);
       } else if (f.kind === 'tags' || f.kind === 'm2m') {
         body[f.name] = [await createOne(f.target!, depth + 1)];
       } else {
@@ -201,13 +212,6 @@ export function validObjects(app: () => TestApp): ValidObjects {
       const f = m.fields.get(c.field);
       if (!values.includes(holds as string) || !f) continue;
       body[f.name] = f.kind === 'fk' ? await createOne(f.target!, depth + 1) : await validScalar(f, ++serial);
-    }
-    // A check that wants one of several optional relations set (a circuit termination's site or provider network) gets its first.
-    for (const c of m.def.checks ?? []) {
-      if (!c.any_of || c.any_of.some((p) => body[p] !== undefined)) continue;
-      const f = m.fields.get(c.any_of[0]!);
-      if (f?.kind !== 'fk') throw new Error(`${m.label}: any_of check starting with ${c.any_of[0]} is not a plain foreign key`);
-      body[f.name] = await createOne(f.target!, depth + 1);
     }
     return body;
   }
@@ -236,7 +240,7 @@ export function validObjects(app: () => TestApp): ValidObjects {
     return value ?? null;
   }
 
-  async function relatedFor(holder: ResolvedModel, f: ResolvedField, body: Body): Promise<number> {
+  async function relatedFor(holder: ResolvedModel, f: ResolvedField, body: Body, depth = 1): Promise<number> {
     const preset: Body = {};
     for (const c of holder.def.checks ?? []) {
       if (!c.same) continue;
@@ -249,7 +253,43 @@ export function validObjects(app: () => TestApp): ValidObjects {
         if (v !== null) preset[parts[1]!] = v;
       }
     }
-    return createOne(f.target!, 1, preset);
+    // A bound read through the new object (a rear port's positions above a front port's position) admits the body's
+    // value. A range read wholly through it (a VLAN group's min_vid and max_vid) keeps the new object's own defaults.
+    for (const c of holder.def.checks ?? []) {
+      const value = c.field === undefined ? undefined : body[c.field];
+      if (!c.between || value === undefined || value === null) continue;
+      if (c.between.every((p) => p.split('.')[0] === f.name)) continue;
+      for (const p of c.between) {
+        const parts = p.split('.');
+        if (parts.length === 2 && parts[0] === f.name) preset[parts[1]!] = value;
+      }
+    }
+    return createOne(f.target!, depth, preset);
+  }
+
+  /**
+   * After `f` changed in a body: relations whose `same` checks compare them with `f` (a front port's rear
+   * port with its device) get new objects that agree with the body again.
+   */
+  async function followRelation(holder: ResolvedModel, body: Body, f: ResolvedField): Promise<void> {
+    for (const c of holder.def.checks ?? []) {
+      if (c.between && c.field === f.name && typeof body[f.name] === 'number') {
+        // Only a bound the new value breaks (a front port's position beyond its rear port's positions).
+        const value = body[f.name] as number;
+        for (const [i, p] of c.between.entries()) {
+          const g = holder.fields.get(p.split('.')[0]!);
+          if (p.split('.').length !== 2 || g?.kind !== 'fk' || body[g.name] === undefined || body[g.name] === null) continue;
+          const shown = await pathValue(holder, body, p);
+          const bound = Number(shown);
+          if (shown !== null && (i === 0 ? value < bound : value > bound)) body[g.name] = await relatedFor(holder, g, body);
+        }
+      }
+      if (!c.same || !c.same.includes(f.name)) continue;
+      const other = c.same.find((p) => p !== f.name)!;
+      const g = holder.fields.get(other.split('.')[0]!);
+      if (!g || g === f || g.kind !== 'fk' || other.split('.').length !== 2 || body[g.name] === undefined || body[g.name] === null) continue;
+      body[g.name] = await relatedFor(holder, g, body);
+    }
   }
 
   function setRelation(holder: ResolvedModel, body: Body, f: ResolvedField, id: number): void {
@@ -297,6 +337,7 @@ export function validObjects(app: () => TestApp): ValidObjects {
     genericTargets,
     relatedFor,
     setRelation,
+    followRelation,
     attachedToSelf,
     pathValue,
   };

@@ -56,6 +56,21 @@ export type Check = {
    */
   between?: [string, string];
   /**
+   * Two paths (start, end) whose values must come in that order when both are set: broken when the first is greater than the second (with strict, also when they are equal).
+   *
+   * @minItems 2
+   * @maxItems 2
+   */
+  ordered?: [string, string];
+  /**
+   * With ordered: equal values break the rule too (an IP range's end must be greater than its start).
+   */
+  strict?: boolean;
+  /**
+   * With same or ordered: what is compared of the two values: the value (default), the address without its mask, its IP family, or its mask length (inet and cidr paths).
+   */
+  compare?: 'value' | 'address' | 'family' | 'masklen';
+  /**
    * Paths of which at least one must be set (a circuit termination's site or provider_network).
    *
    * @minItems 1
@@ -155,6 +170,31 @@ export interface ModelDefinition {
    */
   checks?: Check[];
   /**
+   * Spans (a start and an end field, inclusive) that may not overlap another row's among rows with the same values of `within` (IP ranges in one VRF). Checked inside the write's transaction after a transaction-scoped advisory lock on the model and the `within` values, so writers through any number of instances are serialised and cannot both pass.
+   */
+  no_overlap?: {
+    /**
+     * The stored field holding the span's first value.
+     */
+    start: string;
+    /**
+     * The stored field holding the span's last value.
+     */
+    end: string;
+    /**
+     * Stored fields whose values scope the rule: rows with other values may overlap (vrf).
+     */
+    within?: string[];
+    /**
+     * The field the error is reported on; without it a non-field error.
+     */
+    field?: string;
+    /**
+     * The error; {other} is the overlapping row's display, {path} placeholders as in checks.
+     */
+    message: string;
+  }[];
+  /**
    * Default ordering: field names, '-' prefix for descending. A foreign key orders by the related model's ordering.
    */
   ordering?: string[];
@@ -191,6 +231,34 @@ export interface ModelDefinition {
     [k: string]: string;
   };
   /**
+   * Rows of other models created with each new object of this one, in the same transaction and set-based (one INSERT ... SELECT per rule for every object the request creates): NetBox's component templates, which a new device (or an installed module) copies. Rules run in order, so a rule may refer to rows an earlier one made.
+   */
+  instantiate?: InstantiateRule[];
+  /**
+   * The part objects of this type play in cable paths (NetBox's CablePath.from_origin), stored when cables change: endpoint (a path starts and ends here: interfaces, console and power ports, power feeds); front_port (continues to the rear port `rear_port` at position `position`); rear_port (`positions` positions, continuing to the front ports mapped to it); circuit_termination (continues to the termination of the same `circuit` on the other `side`, or ends at its `ends`: provider network or site); cable (`status`: a path through one not `connected` is inactive); cable_termination (`cable`, `end`, `termination`: what attaches cables); path and path_end (the stores: `path`, `is_complete`, `is_active`, `is_split`; `path`, `end`, `node`). See docs/model-authors.md, Cable paths.
+   */
+  path_node?: {
+    kind:
+      | 'endpoint'
+      | 'front_port'
+      | 'rear_port'
+      | 'circuit_termination'
+      | 'cable'
+      | 'cable_termination'
+      | 'path'
+      | 'path_end';
+    rear_port?: string;
+    position?: string;
+    positions?: string;
+    circuit?: string;
+    side?: string;
+    ends?: string[];
+    status?: string;
+    cable?: string;
+    end?: string;
+    termination?: string;
+  };
+  /**
    * Extra endpoints under each object's detail path (/<path>/<id>/<name>/), each served by a named action of the engine (engine/routes/detail-actions.ts), e.g. trace: trace_path. An action that takes options is written {"action": ..., "options": {...}}; the action checks its options at startup.
    */
   detail_actions?: {
@@ -201,7 +269,7 @@ export interface ModelDefinition {
    */
   tree?: boolean;
   /**
-   * A part this type plays for the engine itself: tag (what tags fields link to), user, token, permission, session and login_failure (authentication and authorisation), custom_field (custom field definitions), custom_field_choice_set (the choices of selection custom fields), config_context, content_type (one row per type of the registry, kept by migrations), export_template (?export= on lists), saved_filter (?filter= and ?filter_id= on lists), config_template (render-config). Each role requires certain fields (see docs/model-authors.md).
+   * A part this type plays for the engine itself: tag (what tags fields link to), user, token, permission, session and login_failure (authentication and authorisation), custom_field (custom field definitions), custom_field_choice_set (the choices of selection custom fields), config_context, content_type (one row per type of the registry, kept by migrations), export_template (?export= on lists), saved_filter (?filter= and ?filter_id= on lists), config_template (render-config), object_change (the change log: change-logged writes append to it), event_rule (what writes raise events for), webhook (where the dispatcher sends them), event_outbox (the events stored with the writes, delivered by the dispatcher). Each role requires certain fields (see docs/model-authors.md).
    */
   role?:
     | 'tag'
@@ -214,6 +282,10 @@ export interface ModelDefinition {
     | 'config_context'
     | 'custom_field_choice_set'
     | 'content_type'
+    | 'object_change'
+    | 'event_rule'
+    | 'event_outbox'
+    | 'webhook'
     | 'export_template'
     | 'saved_filter'
     | 'config_template';
@@ -241,6 +313,14 @@ export interface ModelDefinition {
    * Security state (users, groups, permissions, tokens, sessions): never the target of a generic relation, nor named by a field with names_type unless it allows private types. A model with a secret or password field must be private.
    */
   private?: boolean;
+  /**
+   * A foreign key to the user role set to the caller when an object is created and the body does not name it (a journal entry's created_by). Unlike owner_field it limits nobody's view.
+   */
+  creator_field?: string;
+  /**
+   * Whether every create, update and delete of this type is written to the change log (the model with role object_change) in the write's transaction, by statement-level triggers makemigrations generates: single and bulk writes, and what the database does itself (cascaded deletes, set null). Default true; false for engine and security state (users, sessions, bookmarks, the log itself).
+   */
+  change_logged?: boolean;
 }
 export interface Field {
   /**
@@ -308,6 +388,10 @@ export interface Field {
    * A list of values of this kind (stored as a SQL array).
    */
   array?: boolean;
+  /**
+   * With array: the list must hold at least this many values (a service's ports may not be empty); fewer is a 400 on the field.
+   */
+  min_items?: number;
   max_length?: number;
   min?: number;
   max?: number;
@@ -322,10 +406,17 @@ export interface Field {
    */
   choices?: string;
   /**
-   * Target model as app.model (fk, m2m), or the list of types a generic_fk may point at (each app.model, none of them private; there is no wildcard).
+   * Target model as app.model (fk, m2m), or the list of types a generic_fk may point at (each app.model, none of them private), or "*" for a generic_fk of a read-only model: every change-logged type (the change log's changed_object).
    */
   to?: string | string[];
-  on_delete?: 'protect' | 'cascade' | 'set_null';
+  /**
+   * What deleting the target does: protect (refuse), cascade (delete this row too), set_null (clear the reference); keep (generic_fk only): the type and id stay as they were and the relation shows null once the target is gone (the change log's changed_object).
+   */
+  on_delete?: 'protect' | 'cascade' | 'set_null' | 'keep';
+  /**
+   * generic_fk: the listed types may be private (an event rule's action_object, a webhook, whose secret the nested form never shows).
+   */
+  allow_private?: boolean;
   /**
    * Name of the reverse relation on the target model.
    */
@@ -372,9 +463,9 @@ export interface Field {
     private?: boolean;
   };
   /**
-   * string fields: trigram: a trigram index (pg_trgm, GIN) serves the substring lookups (__ic, __nic, __isw, __iew, q) of a large table, whatever the position of the text searched for. The migration that creates the first one creates the pg_trgm extension.
+   * string fields: trigram: a trigram index (pg_trgm, GIN) serves the substring lookups (__ic, __nic, __isw, __iew, q) of a large table, whatever the position of the text searched for. btree: a plain index (a column the default ordering or a frequent filter reads, such as the change log's time). The migration that creates the first one creates the pg_trgm extension.
    */
-  index?: 'trigram';
+  index?: 'trigram' | 'btree';
   /**
    * Shown only in its own model's representation (never nested in another object's), in the response that creates the object and afterwards only while ALLOW_TOKEN_RETRIEVAL is true (a token's key). Filtered by exact match of the whole value only; never ordered or searched. The model must be private.
    */
@@ -470,7 +561,7 @@ export interface Filter {
    */
   field?: string | [string, ...string[]];
   /**
-   * Named lookup of the engine: net_contained, net_contained_or_equal, net_contains_or_equals, net_host_contained, net_mask_length (for inet/cidr fields); fk_id, fk_key (a foreign key reached through the path, by id or natural key); field (the filter of the field at the path, with all its lookups); generic_type, generic_id (a generic relation at the path, by content type or by object id); is_set (true/false: the field or relation is set, a boolean is true, a reverse_generic relation has a row); available_on (rows available on the object of model `of` the value names, by `match` and `unscoped`); content_type_id (a field naming types, or a generic relation's type, by the ids of the content types table: NetBox's content_type_id; `lookups` may add lt, lte, gt, gte, empty).
+   * Named lookup of the engine: net_contained, net_contained_or_equal, net_contains_or_equals, net_host_contained, net_mask_length (for inet/cidr fields); fk_id, fk_key (a foreign key reached through the path, by id or natural key); field (the filter of the field at the path, with all its lookups); generic_type, generic_id (a generic relation at the path, by content type or by object id); is_set (true/false: the field or relation is set, a boolean is true, a reverse_generic relation has a row); available_on (rows available on the object of model `of` the value names, by `match` and `unscoped`); at_least, at_most (an ordered field at the path, one bound under the filter's own name: NetBox's time_after / time_before); content_type_id (a field naming types, or a generic relation's type, by the ids of the content types table: NetBox's content_type_id; `lookups` may add lt, lte, gt, gte, empty).
    */
   lookup: string;
   /**
@@ -502,4 +593,52 @@ export interface Filter {
    * Extra suffixes this filter accepts, e.g. gte, lte.
    */
   lookups?: string[];
+}
+export interface InstantiateRule {
+  /**
+   * The template model whose rows are copied (dcim.consoleporttemplate).
+   */
+  from: string;
+  /**
+   * Template foreign key -> this object's field it must equal ({"device_type": "device_type"}): which templates an object copies.
+   */
+  match: {
+    [k: string]: string;
+  };
+  /**
+   * The model the copies are rows of (dcim.consoleport).
+   */
+  to: string;
+  /**
+   * Foreign key of the copy -> this object's foreign key, or id for the object itself ({"device": "id"}; a module's components {"device": "device", "module": "id"}).
+   */
+  set: {
+    [k: string]: string;
+  };
+  /**
+   * Stored fields copied from the template to the copy under the same name.
+   */
+  copy?: string[];
+  /**
+   * Template foreign key -> the field by which its copy is found among the copies made for the same object ({"rear_port": "name"}: a front port's rear port is the copy named as the template's rear port). A target of another model must be made by an earlier rule; a target of the same model (a tree's parent) is set once every copy of the rule exists.
+   */
+  refs?: {
+    [k: string]: string;
+  };
+  /**
+   * In the copied fields listed, the placeholder is replaced by the path's value ({"placeholder": "{module}", "with": "module_bay.position", "in": ["name", "label"]}); while the path is unset the placeholder stays.
+   */
+  substitute?: {
+    placeholder: string;
+    /**
+     * A path on this object through at most one foreign key (module_bay.position).
+     */
+    with: string;
+    /**
+     * Copied text fields in which the placeholder is replaced.
+     *
+     * @minItems 1
+     */
+    in: [string, ...string[]];
+  };
 }

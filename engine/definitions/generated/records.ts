@@ -7,20 +7,48 @@ export interface Records {
   'circuits.provideraccount'?: CircuitsProvideraccount;
   'circuits.providernetwork'?: CircuitsProvidernetwork;
   'dcim.cable'?: DcimCable;
+  'dcim.cablepath'?: DcimCablepath;
+  'dcim.cablepathend'?: DcimCablepathend;
   'dcim.cabletermination'?: DcimCabletermination;
+  'dcim.consoleport'?: DcimConsoleport;
+  'dcim.consoleporttemplate'?: DcimConsoleporttemplate;
+  'dcim.consoleserverport'?: DcimConsoleserverport;
+  'dcim.consoleserverporttemplate'?: DcimConsoleserverporttemplate;
   'dcim.device'?: DcimDevice;
+  'dcim.devicebay'?: DcimDevicebay;
+  'dcim.devicebaytemplate'?: DcimDevicebaytemplate;
   'dcim.devicerole'?: DcimDevicerole;
   'dcim.devicetype'?: DcimDevicetype;
+  'dcim.frontport'?: DcimFrontport;
+  'dcim.frontporttemplate'?: DcimFrontporttemplate;
   'dcim.interface'?: DcimInterface;
+  'dcim.interfacetemplate'?: DcimInterfacetemplate;
+  'dcim.inventoryitem'?: DcimInventoryitem;
+  'dcim.inventoryitemrole'?: DcimInventoryitemrole;
+  'dcim.inventoryitemtemplate'?: DcimInventoryitemtemplate;
   'dcim.location'?: DcimLocation;
   'dcim.manufacturer'?: DcimManufacturer;
+  'dcim.module'?: DcimModule;
+  'dcim.modulebay'?: DcimModulebay;
+  'dcim.modulebaytemplate'?: DcimModulebaytemplate;
+  'dcim.moduletype'?: DcimModuletype;
   'dcim.platform'?: DcimPlatform;
+  'dcim.powerfeed'?: DcimPowerfeed;
+  'dcim.poweroutlet'?: DcimPoweroutlet;
+  'dcim.poweroutlettemplate'?: DcimPoweroutlettemplate;
+  'dcim.powerpanel'?: DcimPowerpanel;
+  'dcim.powerport'?: DcimPowerport;
+  'dcim.powerporttemplate'?: DcimPowerporttemplate;
   'dcim.rack'?: DcimRack;
+  'dcim.rackreservation'?: DcimRackreservation;
   'dcim.rackrole'?: DcimRackrole;
+  'dcim.rearport'?: DcimRearport;
+  'dcim.rearporttemplate'?: DcimRearporttemplate;
   'dcim.region'?: DcimRegion;
   'dcim.site'?: DcimSite;
   'dcim.sitegroup'?: DcimSitegroup;
   'dcim.virtualchassis'?: DcimVirtualchassis;
+  'dcim.virtualdevicecontext'?: DcimVirtualdevicecontext;
   'extras.bookmark'?: ExtrasBookmark;
   'extras.configcontext'?: ExtrasConfigcontext;
   'extras.configtemplate'?: ExtrasConfigtemplate;
@@ -29,15 +57,28 @@ export interface Records {
   'extras.customfieldchoiceset'?: ExtrasCustomfieldchoiceset;
   'extras.customlink'?: ExtrasCustomlink;
   'extras.dashboard'?: ExtrasDashboard;
+  'extras.eventdelivery'?: ExtrasEventdelivery;
+  'extras.eventrule'?: ExtrasEventrule;
   'extras.exporttemplate'?: ExtrasExporttemplate;
   'extras.imageattachment'?: ExtrasImageattachment;
+  'extras.journalentry'?: ExtrasJournalentry;
+  'extras.objectchange'?: ExtrasObjectchange;
   'extras.savedfilter'?: ExtrasSavedfilter;
   'extras.tag'?: ExtrasTag;
+  'extras.webhook'?: ExtrasWebhook;
   'ipam.aggregate'?: IpamAggregate;
+  'ipam.asn'?: IpamAsn;
+  'ipam.asnrange'?: IpamAsnrange;
+  'ipam.fhrpgroup'?: IpamFhrpgroup;
+  'ipam.fhrpgroupassignment'?: IpamFhrpgroupassignment;
   'ipam.ipaddress'?: IpamIpaddress;
+  'ipam.iprange'?: IpamIprange;
   'ipam.prefix'?: IpamPrefix;
   'ipam.rir'?: IpamRir;
   'ipam.role'?: IpamRole;
+  'ipam.routetarget'?: IpamRoutetarget;
+  'ipam.service'?: IpamService;
+  'ipam.servicetemplate'?: IpamServicetemplate;
   'ipam.vlan'?: IpamVlan;
   'ipam.vlangroup'?: IpamVlangroup;
   'ipam.vrf'?: IpamVrf;
@@ -57,6 +98,7 @@ export interface Records {
   'virtualization.cluster'?: VirtualizationCluster;
   'virtualization.clustergroup'?: VirtualizationClustergroup;
   'virtualization.clustertype'?: VirtualizationClustertype;
+  'virtualization.virtualdisk'?: VirtualizationVirtualdisk;
   'virtualization.virtualmachine'?: VirtualizationVirtualmachine;
   'virtualization.vminterface'?: VirtualizationVminterface;
 }
@@ -269,11 +311,22 @@ export interface CircuitsProvider {
   accounts: CircuitsProvideraccountBrief[];
   description: string;
   comments: string;
+  asns: IpamAsnBrief[];
   tags: ExtrasTagBrief[];
   custom_fields: {};
   circuit_count: number;
   created: string;
   last_updated: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "IpamAsnBrief".
+ */
+export interface IpamAsnBrief {
+  id: number;
+  url: string;
+  display: string;
+  asn: number;
 }
 /**
  * This interface was referenced by `Records`'s JSON-Schema
@@ -385,6 +438,49 @@ export interface DcimCable {
 }
 /**
  * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimCablepath".
+ */
+export interface DcimCablepath {
+  id: number;
+  url: string;
+  display: string;
+  path: unknown;
+  is_complete: boolean;
+  is_active: boolean;
+  is_split: boolean;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimCablepathend".
+ */
+export interface DcimCablepathend {
+  id: number;
+  url: string;
+  display: string;
+  path: DcimCablepathBrief | null;
+  end: {
+    value: 'origin' | 'destination';
+    label: string;
+  } | null;
+  reachable: boolean;
+  node_type: string | null;
+  node_id: number | null;
+  node: {
+    id: number;
+    url: string;
+    display: string;
+  } | null;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimCablepathBrief".
+ */
+export interface DcimCablepathBrief {
+  id: number;
+  display: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
  * via the `definition` "DcimCabletermination".
  */
 export interface DcimCabletermination {
@@ -403,6 +499,263 @@ export interface DcimCabletermination {
     url: string;
     display: string;
   } | null;
+  created: string;
+  last_updated: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimConsoleport".
+ */
+export interface DcimConsoleport {
+  id: number;
+  url: string;
+  display: string;
+  device: DcimDeviceBrief | null;
+  module: DcimModuleBrief | null;
+  name: string;
+  label: string;
+  type: {
+    value:
+      | 'de-9'
+      | 'db-25'
+      | 'rj-11'
+      | 'rj-12'
+      | 'rj-45'
+      | 'mini-din-8'
+      | 'usb-a'
+      | 'usb-b'
+      | 'usb-c'
+      | 'usb-mini-a'
+      | 'usb-mini-b'
+      | 'usb-micro-a'
+      | 'usb-micro-b'
+      | 'usb-micro-ab'
+      | 'other';
+    label: string;
+  } | null;
+  speed: {
+    value: 1200 | 2400 | 4800 | 9600 | 19200 | 38400 | 57600 | 115200;
+    label: string;
+  } | null;
+  description: string;
+  mark_connected: boolean;
+  cable: DcimCableBrief | null;
+  cable_end: string | number | null;
+  link_peers: {
+    id: number;
+    url: string;
+    display?: string;
+  }[];
+  link_peers_type: string | null;
+  connected_endpoints:
+    | {
+        id: number;
+        url: string;
+        display?: string;
+      }[]
+    | null;
+  connected_endpoints_type: string | null;
+  connected_endpoints_reachable: boolean | null;
+  _occupied: boolean;
+  tags: ExtrasTagBrief[];
+  custom_fields: {};
+  created: string;
+  last_updated: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimDeviceBrief".
+ */
+export interface DcimDeviceBrief {
+  id: number;
+  url: string;
+  display: string;
+  name: string | null;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimModuleBrief".
+ */
+export interface DcimModuleBrief {
+  id: number;
+  url: string;
+  display: string;
+  device: DcimDeviceBrief | null;
+  module_bay: DcimModulebayBrief | null;
+  module_type: DcimModuletypeBrief | null;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimModulebayBrief".
+ */
+export interface DcimModulebayBrief {
+  id: number;
+  url: string;
+  display: string;
+  installed_module: DcimModuleBrief | null;
+  name: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimModuletypeBrief".
+ */
+export interface DcimModuletypeBrief {
+  id: number;
+  url: string;
+  display: string;
+  manufacturer: DcimManufacturerBrief | null;
+  model: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimManufacturerBrief".
+ */
+export interface DcimManufacturerBrief {
+  id: number;
+  url: string;
+  display: string;
+  name: string;
+  slug: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimConsoleporttemplate".
+ */
+export interface DcimConsoleporttemplate {
+  id: number;
+  url: string;
+  display: string;
+  device_type: DcimDevicetypeBrief | null;
+  module_type: DcimModuletypeBrief | null;
+  name: string;
+  label: string;
+  type: {
+    value:
+      | 'de-9'
+      | 'db-25'
+      | 'rj-11'
+      | 'rj-12'
+      | 'rj-45'
+      | 'mini-din-8'
+      | 'usb-a'
+      | 'usb-b'
+      | 'usb-c'
+      | 'usb-mini-a'
+      | 'usb-mini-b'
+      | 'usb-micro-a'
+      | 'usb-micro-b'
+      | 'usb-micro-ab'
+      | 'other';
+    label: string;
+  } | null;
+  description: string;
+  created: string;
+  last_updated: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimDevicetypeBrief".
+ */
+export interface DcimDevicetypeBrief {
+  id: number;
+  url: string;
+  display: string;
+  manufacturer: DcimManufacturerBrief | null;
+  model: string;
+  slug: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimConsoleserverport".
+ */
+export interface DcimConsoleserverport {
+  id: number;
+  url: string;
+  display: string;
+  device: DcimDeviceBrief | null;
+  module: DcimModuleBrief | null;
+  name: string;
+  label: string;
+  type: {
+    value:
+      | 'de-9'
+      | 'db-25'
+      | 'rj-11'
+      | 'rj-12'
+      | 'rj-45'
+      | 'mini-din-8'
+      | 'usb-a'
+      | 'usb-b'
+      | 'usb-c'
+      | 'usb-mini-a'
+      | 'usb-mini-b'
+      | 'usb-micro-a'
+      | 'usb-micro-b'
+      | 'usb-micro-ab'
+      | 'other';
+    label: string;
+  } | null;
+  speed: {
+    value: 1200 | 2400 | 4800 | 9600 | 19200 | 38400 | 57600 | 115200;
+    label: string;
+  } | null;
+  description: string;
+  mark_connected: boolean;
+  cable: DcimCableBrief | null;
+  cable_end: string | number | null;
+  link_peers: {
+    id: number;
+    url: string;
+    display?: string;
+  }[];
+  link_peers_type: string | null;
+  connected_endpoints:
+    | {
+        id: number;
+        url: string;
+        display?: string;
+      }[]
+    | null;
+  connected_endpoints_type: string | null;
+  connected_endpoints_reachable: boolean | null;
+  _occupied: boolean;
+  tags: ExtrasTagBrief[];
+  custom_fields: {};
+  created: string;
+  last_updated: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimConsoleserverporttemplate".
+ */
+export interface DcimConsoleserverporttemplate {
+  id: number;
+  url: string;
+  display: string;
+  device_type: DcimDevicetypeBrief | null;
+  module_type: DcimModuletypeBrief | null;
+  name: string;
+  label: string;
+  type: {
+    value:
+      | 'de-9'
+      | 'db-25'
+      | 'rj-11'
+      | 'rj-12'
+      | 'rj-45'
+      | 'mini-din-8'
+      | 'usb-a'
+      | 'usb-b'
+      | 'usb-c'
+      | 'usb-mini-a'
+      | 'usb-mini-b'
+      | 'usb-micro-a'
+      | 'usb-micro-b'
+      | 'usb-micro-ab'
+      | 'other';
+    label: string;
+  } | null;
+  description: string;
   created: string;
   last_updated: string;
 }
@@ -456,31 +809,17 @@ export interface DcimDevice {
   tags: ExtrasTagBrief[];
   custom_fields: {};
   interface_count: number;
+  console_port_count: number;
+  console_server_port_count: number;
+  power_port_count: number;
+  power_outlet_count: number;
+  front_port_count: number;
+  rear_port_count: number;
+  device_bay_count: number;
+  module_bay_count: number;
+  inventory_item_count: number;
   created: string;
   last_updated: string;
-}
-/**
- * This interface was referenced by `Records`'s JSON-Schema
- * via the `definition` "DcimDevicetypeBrief".
- */
-export interface DcimDevicetypeBrief {
-  id: number;
-  url: string;
-  display: string;
-  manufacturer: DcimManufacturerBrief | null;
-  model: string;
-  slug: string;
-}
-/**
- * This interface was referenced by `Records`'s JSON-Schema
- * via the `definition` "DcimManufacturerBrief".
- */
-export interface DcimManufacturerBrief {
-  id: number;
-  url: string;
-  display: string;
-  name: string;
-  slug: string;
 }
 /**
  * This interface was referenced by `Records`'s JSON-Schema
@@ -570,13 +909,36 @@ export interface DcimVirtualchassisBrief {
 }
 /**
  * This interface was referenced by `Records`'s JSON-Schema
- * via the `definition` "DcimDeviceBrief".
+ * via the `definition` "DcimDevicebay".
  */
-export interface DcimDeviceBrief {
+export interface DcimDevicebay {
   id: number;
   url: string;
   display: string;
-  name: string | null;
+  device: DcimDeviceBrief | null;
+  name: string;
+  label: string;
+  installed_device: DcimDeviceBrief | null;
+  description: string;
+  tags: ExtrasTagBrief[];
+  custom_fields: {};
+  created: string;
+  last_updated: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimDevicebaytemplate".
+ */
+export interface DcimDevicebaytemplate {
+  id: number;
+  url: string;
+  display: string;
+  device_type: DcimDevicetypeBrief | null;
+  name: string;
+  label: string;
+  description: string;
+  created: string;
+  last_updated: string;
 }
 /**
  * This interface was referenced by `Records`'s JSON-Schema
@@ -633,8 +995,193 @@ export interface DcimDevicetype {
   tags: ExtrasTagBrief[];
   custom_fields: {};
   device_count: number;
+  console_port_template_count: number;
+  console_server_port_template_count: number;
+  power_port_template_count: number;
+  power_outlet_template_count: number;
+  interface_template_count: number;
+  front_port_template_count: number;
+  rear_port_template_count: number;
+  device_bay_template_count: number;
+  module_bay_template_count: number;
+  inventory_item_template_count: number;
   created: string;
   last_updated: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimFrontport".
+ */
+export interface DcimFrontport {
+  id: number;
+  url: string;
+  display: string;
+  device: DcimDeviceBrief | null;
+  module: DcimModuleBrief | null;
+  name: string;
+  label: string;
+  type: {
+    value:
+      | '8p8c'
+      | '8p6c'
+      | '8p4c'
+      | '8p2c'
+      | '6p6c'
+      | '6p4c'
+      | '6p2c'
+      | '4p4c'
+      | '4p2c'
+      | 'gg45'
+      | 'tera-4p'
+      | 'tera-2p'
+      | 'tera-1p'
+      | '110-punch'
+      | 'bnc'
+      | 'f'
+      | 'n'
+      | 'mrj21'
+      | 'fc'
+      | 'lc'
+      | 'lc-pc'
+      | 'lc-upc'
+      | 'lc-apc'
+      | 'lsh'
+      | 'lsh-pc'
+      | 'lsh-upc'
+      | 'lsh-apc'
+      | 'lx5'
+      | 'lx5-pc'
+      | 'lx5-upc'
+      | 'lx5-apc'
+      | 'mpo'
+      | 'mtrj'
+      | 'sc'
+      | 'sc-pc'
+      | 'sc-upc'
+      | 'sc-apc'
+      | 'st'
+      | 'cs'
+      | 'sn'
+      | 'sma-905'
+      | 'sma-906'
+      | 'urm-p2'
+      | 'urm-p4'
+      | 'urm-p8'
+      | 'splice'
+      | 'other';
+    label: string;
+  } | null;
+  color: string;
+  rear_port: DcimRearportBrief | null;
+  rear_port_position: number;
+  description: string;
+  mark_connected: boolean;
+  cable: DcimCableBrief | null;
+  cable_end: string | number | null;
+  link_peers: {
+    id: number;
+    url: string;
+    display?: string;
+  }[];
+  link_peers_type: string | null;
+  _occupied: boolean;
+  tags: ExtrasTagBrief[];
+  custom_fields: {};
+  created: string;
+  last_updated: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimRearportBrief".
+ */
+export interface DcimRearportBrief {
+  id: number;
+  url: string;
+  display: string;
+  device: DcimDeviceBrief | null;
+  name: string;
+  cable: DcimCableBrief | null;
+  _occupied: boolean;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimFrontporttemplate".
+ */
+export interface DcimFrontporttemplate {
+  id: number;
+  url: string;
+  display: string;
+  device_type: DcimDevicetypeBrief | null;
+  module_type: DcimModuletypeBrief | null;
+  name: string;
+  label: string;
+  type: {
+    value:
+      | '8p8c'
+      | '8p6c'
+      | '8p4c'
+      | '8p2c'
+      | '6p6c'
+      | '6p4c'
+      | '6p2c'
+      | '4p4c'
+      | '4p2c'
+      | 'gg45'
+      | 'tera-4p'
+      | 'tera-2p'
+      | 'tera-1p'
+      | '110-punch'
+      | 'bnc'
+      | 'f'
+      | 'n'
+      | 'mrj21'
+      | 'fc'
+      | 'lc'
+      | 'lc-pc'
+      | 'lc-upc'
+      | 'lc-apc'
+      | 'lsh'
+      | 'lsh-pc'
+      | 'lsh-upc'
+      | 'lsh-apc'
+      | 'lx5'
+      | 'lx5-pc'
+      | 'lx5-upc'
+      | 'lx5-apc'
+      | 'mpo'
+      | 'mtrj'
+      | 'sc'
+      | 'sc-pc'
+      | 'sc-upc'
+      | 'sc-apc'
+      | 'st'
+      | 'cs'
+      | 'sn'
+      | 'sma-905'
+      | 'sma-906'
+      | 'urm-p2'
+      | 'urm-p4'
+      | 'urm-p8'
+      | 'splice'
+      | 'other';
+    label: string;
+  } | null;
+  color: string;
+  rear_port: DcimRearporttemplateBrief | null;
+  rear_port_position: number;
+  description: string;
+  created: string;
+  last_updated: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimRearporttemplateBrief".
+ */
+export interface DcimRearporttemplateBrief {
+  id: number;
+  url: string;
+  display: string;
+  name: string;
 }
 /**
  * This interface was referenced by `Records`'s JSON-Schema
@@ -645,6 +1192,7 @@ export interface DcimInterface {
   url: string;
   display: string;
   device: DcimDeviceBrief | null;
+  module: DcimModuleBrief | null;
   name: string;
   label: string;
   type: {
@@ -1037,9 +1585,11 @@ export interface DcimInterface {
   } | null;
   _occupied: boolean;
   vrf: IpamVrfBrief | null;
+  vdcs: DcimVirtualdevicecontextBrief[];
   tags: ExtrasTagBrief[];
   custom_fields: {};
   count_ipaddresses: number;
+  count_fhrp_groups: number;
   created: string;
   last_updated: string;
 }
@@ -1085,6 +1635,277 @@ export interface IpamVrfBrief {
 }
 /**
  * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimVirtualdevicecontextBrief".
+ */
+export interface DcimVirtualdevicecontextBrief {
+  id: number;
+  url: string;
+  display: string;
+  name: string;
+  identifier: number | null;
+  device: DcimDeviceBrief | null;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimInterfacetemplate".
+ */
+export interface DcimInterfacetemplate {
+  id: number;
+  url: string;
+  display: string;
+  device_type: DcimDevicetypeBrief | null;
+  module_type: DcimModuletypeBrief | null;
+  name: string;
+  label: string;
+  type: {
+    value:
+      | 'virtual'
+      | 'bridge'
+      | 'lag'
+      | '100base-fx'
+      | '100base-lfx'
+      | '100base-tx'
+      | '100base-t1'
+      | '1000base-t'
+      | '2.5gbase-t'
+      | '5gbase-t'
+      | '10gbase-t'
+      | '10gbase-cx4'
+      | '1000base-x-gbic'
+      | '1000base-x-sfp'
+      | '10gbase-x-sfpp'
+      | '10gbase-x-xfp'
+      | '10gbase-x-xenpak'
+      | '10gbase-x-x2'
+      | '25gbase-x-sfp28'
+      | '50gbase-x-sfp56'
+      | '40gbase-x-qsfpp'
+      | '50gbase-x-sfp28'
+      | '100gbase-x-cfp'
+      | '100gbase-x-cfp2'
+      | '200gbase-x-cfp2'
+      | '400gbase-x-cfp2'
+      | '100gbase-x-cfp4'
+      | '100gbase-x-cxp'
+      | '100gbase-x-cpak'
+      | '100gbase-x-dsfp'
+      | '100gbase-x-sfpdd'
+      | '100gbase-x-qsfp28'
+      | '100gbase-x-qsfpdd'
+      | '200gbase-x-qsfp56'
+      | '200gbase-x-qsfpdd'
+      | '400gbase-x-qsfp112'
+      | '400gbase-x-qsfpdd'
+      | '400gbase-x-osfp'
+      | '400gbase-x-osfp-rhs'
+      | '400gbase-x-cdfp'
+      | '400gbase-x-cfp8'
+      | '800gbase-x-qsfpdd'
+      | '800gbase-x-osfp'
+      | '1000base-kx'
+      | '10gbase-kr'
+      | '10gbase-kx4'
+      | '25gbase-kr'
+      | '40gbase-kr4'
+      | '50gbase-kr'
+      | '100gbase-kp4'
+      | '100gbase-kr2'
+      | '100gbase-kr4'
+      | 'ieee802.11a'
+      | 'ieee802.11g'
+      | 'ieee802.11n'
+      | 'ieee802.11ac'
+      | 'ieee802.11ad'
+      | 'ieee802.11ax'
+      | 'ieee802.11ay'
+      | 'ieee802.15.1'
+      | 'other-wireless'
+      | 'gsm'
+      | 'cdma'
+      | 'lte'
+      | 'sonet-oc3'
+      | 'sonet-oc12'
+      | 'sonet-oc48'
+      | 'sonet-oc192'
+      | 'sonet-oc768'
+      | 'sonet-oc1920'
+      | 'sonet-oc3840'
+      | '1gfc-sfp'
+      | '2gfc-sfp'
+      | '4gfc-sfp'
+      | '8gfc-sfpp'
+      | '16gfc-sfpp'
+      | '32gfc-sfp28'
+      | '32gfc-sfpp'
+      | '64gfc-qsfpp'
+      | '64gfc-sfpdd'
+      | '64gfc-sfpp'
+      | '128gfc-qsfp28'
+      | 'infiniband-sdr'
+      | 'infiniband-ddr'
+      | 'infiniband-qdr'
+      | 'infiniband-fdr10'
+      | 'infiniband-fdr'
+      | 'infiniband-edr'
+      | 'infiniband-hdr'
+      | 'infiniband-ndr'
+      | 'infiniband-xdr'
+      | 't1'
+      | 'e1'
+      | 't3'
+      | 'e3'
+      | 'xdsl'
+      | 'docsis'
+      | 'gpon'
+      | 'xg-pon'
+      | 'xgs-pon'
+      | 'ng-pon2'
+      | 'epon'
+      | '10g-epon'
+      | 'cisco-stackwise'
+      | 'cisco-stackwise-plus'
+      | 'cisco-flexstack'
+      | 'cisco-flexstack-plus'
+      | 'cisco-stackwise-80'
+      | 'cisco-stackwise-160'
+      | 'cisco-stackwise-320'
+      | 'cisco-stackwise-480'
+      | 'cisco-stackwise-1t'
+      | 'juniper-vcp'
+      | 'extreme-summitstack'
+      | 'extreme-summitstack-128'
+      | 'extreme-summitstack-256'
+      | 'extreme-summitstack-512'
+      | 'other';
+    label: string;
+  } | null;
+  enabled: boolean;
+  mgmt_only: boolean;
+  bridge: DcimInterfacetemplateBrief | null;
+  poe_mode: {
+    value: 'pd' | 'pse';
+    label: string;
+  } | null;
+  poe_type: {
+    value:
+      | 'type1-ieee802.3af'
+      | 'type2-ieee802.3at'
+      | 'type3-ieee802.3bt'
+      | 'type4-ieee802.3bt'
+      | 'passive-24v-2pair'
+      | 'passive-24v-4pair'
+      | 'passive-48v-2pair'
+      | 'passive-48v-4pair';
+    label: string;
+  } | null;
+  rf_role: {
+    value: 'ap' | 'station';
+    label: string;
+  } | null;
+  description: string;
+  created: string;
+  last_updated: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimInterfacetemplateBrief".
+ */
+export interface DcimInterfacetemplateBrief {
+  id: number;
+  url: string;
+  display: string;
+  name: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimInventoryitem".
+ */
+export interface DcimInventoryitem {
+  id: number;
+  url: string;
+  display: string;
+  _depth: number;
+  device: DcimDeviceBrief | null;
+  name: string;
+  label: string;
+  parent: number | null;
+  role: DcimInventoryitemroleBrief | null;
+  manufacturer: DcimManufacturerBrief | null;
+  part_id: string;
+  serial: string;
+  asset_tag: string | null;
+  discovered: boolean;
+  component_type: string | null;
+  component_id: number | null;
+  component: {
+    id: number;
+    url: string;
+    display: string;
+  } | null;
+  description: string;
+  tags: ExtrasTagBrief[];
+  custom_fields: {};
+  created: string;
+  last_updated: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimInventoryitemroleBrief".
+ */
+export interface DcimInventoryitemroleBrief {
+  id: number;
+  url: string;
+  display: string;
+  name: string;
+  slug: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimInventoryitemrole".
+ */
+export interface DcimInventoryitemrole {
+  id: number;
+  url: string;
+  display: string;
+  name: string;
+  slug: string;
+  color: string;
+  description: string;
+  tags: ExtrasTagBrief[];
+  custom_fields: {};
+  inventoryitem_count: number;
+  created: string;
+  last_updated: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimInventoryitemtemplate".
+ */
+export interface DcimInventoryitemtemplate {
+  id: number;
+  url: string;
+  display: string;
+  _depth: number;
+  device_type: DcimDevicetypeBrief | null;
+  name: string;
+  label: string;
+  parent: number | null;
+  component_type: string | null;
+  component_id: number | null;
+  component: {
+    id: number;
+    url: string;
+    display: string;
+  } | null;
+  role: DcimInventoryitemroleBrief | null;
+  manufacturer: DcimManufacturerBrief | null;
+  part_id: string;
+  description: string;
+  created: string;
+  last_updated: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
  * via the `definition` "DcimLocation".
  */
 export interface DcimLocation {
@@ -1124,6 +1945,89 @@ export interface DcimManufacturer {
   custom_fields: {};
   devicetype_count: number;
   platform_count: number;
+  inventoryitem_count: number;
+  created: string;
+  last_updated: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimModule".
+ */
+export interface DcimModule {
+  id: number;
+  url: string;
+  display: string;
+  device: DcimDeviceBrief | null;
+  module_bay: DcimModulebayBrief | null;
+  module_type: DcimModuletypeBrief | null;
+  status: {
+    value: 'offline' | 'active' | 'planned' | 'staged' | 'failed' | 'decommissioning';
+    label: string;
+  } | null;
+  serial: string;
+  asset_tag: string | null;
+  description: string;
+  comments: string;
+  tags: ExtrasTagBrief[];
+  custom_fields: {};
+  created: string;
+  last_updated: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimModulebay".
+ */
+export interface DcimModulebay {
+  id: number;
+  url: string;
+  display: string;
+  device: DcimDeviceBrief | null;
+  name: string;
+  label: string;
+  position: string;
+  installed_module: DcimModuleBrief | null;
+  description: string;
+  tags: ExtrasTagBrief[];
+  custom_fields: {};
+  created: string;
+  last_updated: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimModulebaytemplate".
+ */
+export interface DcimModulebaytemplate {
+  id: number;
+  url: string;
+  display: string;
+  device_type: DcimDevicetypeBrief | null;
+  name: string;
+  label: string;
+  position: string;
+  description: string;
+  created: string;
+  last_updated: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimModuletype".
+ */
+export interface DcimModuletype {
+  id: number;
+  url: string;
+  display: string;
+  manufacturer: DcimManufacturerBrief | null;
+  model: string;
+  part_number: string;
+  weight: number | null;
+  weight_unit: {
+    value: 'kg' | 'g' | 'lb' | 'oz';
+    label: string;
+  } | null;
+  description: string;
+  comments: string;
+  tags: ExtrasTagBrief[];
+  custom_fields: {};
   created: string;
   last_updated: string;
 }
@@ -1144,6 +2048,637 @@ export interface DcimPlatform {
   custom_fields: {};
   device_count: number;
   virtualmachine_count: number;
+  created: string;
+  last_updated: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimPowerfeed".
+ */
+export interface DcimPowerfeed {
+  id: number;
+  url: string;
+  display: string;
+  power_panel: DcimPowerpanelBrief | null;
+  rack: DcimRackBrief | null;
+  name: string;
+  status: {
+    value: 'offline' | 'active' | 'planned' | 'failed';
+    label: string;
+  } | null;
+  type: {
+    value: 'primary' | 'redundant';
+    label: string;
+  } | null;
+  supply: {
+    value: 'ac' | 'dc';
+    label: string;
+  } | null;
+  phase: {
+    value: 'single-phase' | 'three-phase';
+    label: string;
+  } | null;
+  voltage: number;
+  amperage: number;
+  max_utilization: number;
+  mark_connected: boolean;
+  cable: DcimCableBrief | null;
+  cable_end: string | number | null;
+  link_peers: {
+    id: number;
+    url: string;
+    display?: string;
+  }[];
+  link_peers_type: string | null;
+  connected_endpoints:
+    | {
+        id: number;
+        url: string;
+        display?: string;
+      }[]
+    | null;
+  connected_endpoints_type: string | null;
+  connected_endpoints_reachable: boolean | null;
+  _occupied: boolean;
+  description: string;
+  tenant: TenancyTenantBrief | null;
+  comments: string;
+  tags: ExtrasTagBrief[];
+  custom_fields: {};
+  created: string;
+  last_updated: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimPowerpanelBrief".
+ */
+export interface DcimPowerpanelBrief {
+  id: number;
+  url: string;
+  display: string;
+  name: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimPoweroutlet".
+ */
+export interface DcimPoweroutlet {
+  id: number;
+  url: string;
+  display: string;
+  device: DcimDeviceBrief | null;
+  module: DcimModuleBrief | null;
+  name: string;
+  label: string;
+  type: {
+    value:
+      | 'iec-60320-c5'
+      | 'iec-60320-c7'
+      | 'iec-60320-c13'
+      | 'iec-60320-c15'
+      | 'iec-60320-c19'
+      | 'iec-60320-c21'
+      | 'iec-60309-p-n-e-4h'
+      | 'iec-60309-p-n-e-6h'
+      | 'iec-60309-p-n-e-9h'
+      | 'iec-60309-2p-e-4h'
+      | 'iec-60309-2p-e-6h'
+      | 'iec-60309-2p-e-9h'
+      | 'iec-60309-3p-e-4h'
+      | 'iec-60309-3p-e-6h'
+      | 'iec-60309-3p-e-9h'
+      | 'iec-60309-3p-n-e-4h'
+      | 'iec-60309-3p-n-e-6h'
+      | 'iec-60309-3p-n-e-9h'
+      | 'iec-60906-1'
+      | 'nbr-14136-10a'
+      | 'nbr-14136-20a'
+      | 'nema-1-15r'
+      | 'nema-5-15r'
+      | 'nema-5-20r'
+      | 'nema-5-30r'
+      | 'nema-5-50r'
+      | 'nema-6-15r'
+      | 'nema-6-20r'
+      | 'nema-6-30r'
+      | 'nema-6-50r'
+      | 'nema-10-30r'
+      | 'nema-10-50r'
+      | 'nema-14-20r'
+      | 'nema-14-30r'
+      | 'nema-14-50r'
+      | 'nema-14-60r'
+      | 'nema-15-15r'
+      | 'nema-15-20r'
+      | 'nema-15-30r'
+      | 'nema-15-50r'
+      | 'nema-15-60r'
+      | 'nema-l1-15r'
+      | 'nema-l5-15r'
+      | 'nema-l5-20r'
+      | 'nema-l5-30r'
+      | 'nema-l5-50r'
+      | 'nema-l6-15r'
+      | 'nema-l6-20r'
+      | 'nema-l6-30r'
+      | 'nema-l6-50r'
+      | 'nema-l10-30r'
+      | 'nema-l14-20r'
+      | 'nema-l14-30r'
+      | 'nema-l14-50r'
+      | 'nema-l14-60r'
+      | 'nema-l15-20r'
+      | 'nema-l15-30r'
+      | 'nema-l15-50r'
+      | 'nema-l15-60r'
+      | 'nema-l21-20r'
+      | 'nema-l21-30r'
+      | 'nema-l22-30r'
+      | 'CS6360C'
+      | 'CS6364C'
+      | 'CS8164C'
+      | 'CS8264C'
+      | 'CS8364C'
+      | 'CS8464C'
+      | 'ita-e'
+      | 'ita-f'
+      | 'ita-g'
+      | 'ita-h'
+      | 'ita-i'
+      | 'ita-j'
+      | 'ita-k'
+      | 'ita-l'
+      | 'ita-m'
+      | 'ita-n'
+      | 'ita-o'
+      | 'ita-multistandard'
+      | 'usb-a'
+      | 'usb-micro-b'
+      | 'usb-c'
+      | 'dc-terminal'
+      | 'hdot-cx'
+      | 'saf-d-grid'
+      | 'neutrik-powercon-20a'
+      | 'neutrik-powercon-32a'
+      | 'neutrik-powercon-true1'
+      | 'neutrik-powercon-true1-top'
+      | 'ubiquiti-smartpower'
+      | 'hardwired'
+      | 'other';
+    label: string;
+  } | null;
+  power_port: DcimPowerportBrief | null;
+  feed_leg: {
+    value: 'A' | 'B' | 'C';
+    label: string;
+  } | null;
+  description: string;
+  mark_connected: boolean;
+  cable: DcimCableBrief | null;
+  cable_end: string | number | null;
+  link_peers: {
+    id: number;
+    url: string;
+    display?: string;
+  }[];
+  link_peers_type: string | null;
+  connected_endpoints:
+    | {
+        id: number;
+        url: string;
+        display?: string;
+      }[]
+    | null;
+  connected_endpoints_type: string | null;
+  connected_endpoints_reachable: boolean | null;
+  _occupied: boolean;
+  tags: ExtrasTagBrief[];
+  custom_fields: {};
+  created: string;
+  last_updated: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimPowerportBrief".
+ */
+export interface DcimPowerportBrief {
+  id: number;
+  url: string;
+  display: string;
+  device: DcimDeviceBrief | null;
+  name: string;
+  cable: DcimCableBrief | null;
+  _occupied: boolean;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimPoweroutlettemplate".
+ */
+export interface DcimPoweroutlettemplate {
+  id: number;
+  url: string;
+  display: string;
+  device_type: DcimDevicetypeBrief | null;
+  module_type: DcimModuletypeBrief | null;
+  name: string;
+  label: string;
+  type: {
+    value:
+      | 'iec-60320-c5'
+      | 'iec-60320-c7'
+      | 'iec-60320-c13'
+      | 'iec-60320-c15'
+      | 'iec-60320-c19'
+      | 'iec-60320-c21'
+      | 'iec-60309-p-n-e-4h'
+      | 'iec-60309-p-n-e-6h'
+      | 'iec-60309-p-n-e-9h'
+      | 'iec-60309-2p-e-4h'
+      | 'iec-60309-2p-e-6h'
+      | 'iec-60309-2p-e-9h'
+      | 'iec-60309-3p-e-4h'
+      | 'iec-60309-3p-e-6h'
+      | 'iec-60309-3p-e-9h'
+      | 'iec-60309-3p-n-e-4h'
+      | 'iec-60309-3p-n-e-6h'
+      | 'iec-60309-3p-n-e-9h'
+      | 'iec-60906-1'
+      | 'nbr-14136-10a'
+      | 'nbr-14136-20a'
+      | 'nema-1-15r'
+      | 'nema-5-15r'
+      | 'nema-5-20r'
+      | 'nema-5-30r'
+      | 'nema-5-50r'
+      | 'nema-6-15r'
+      | 'nema-6-20r'
+      | 'nema-6-30r'
+      | 'nema-6-50r'
+      | 'nema-10-30r'
+      | 'nema-10-50r'
+      | 'nema-14-20r'
+      | 'nema-14-30r'
+      | 'nema-14-50r'
+      | 'nema-14-60r'
+      | 'nema-15-15r'
+      | 'nema-15-20r'
+      | 'nema-15-30r'
+      | 'nema-15-50r'
+      | 'nema-15-60r'
+      | 'nema-l1-15r'
+      | 'nema-l5-15r'
+      | 'nema-l5-20r'
+      | 'nema-l5-30r'
+      | 'nema-l5-50r'
+      | 'nema-l6-15r'
+      | 'nema-l6-20r'
+      | 'nema-l6-30r'
+      | 'nema-l6-50r'
+      | 'nema-l10-30r'
+      | 'nema-l14-20r'
+      | 'nema-l14-30r'
+      | 'nema-l14-50r'
+      | 'nema-l14-60r'
+      | 'nema-l15-20r'
+      | 'nema-l15-30r'
+      | 'nema-l15-50r'
+      | 'nema-l15-60r'
+      | 'nema-l21-20r'
+      | 'nema-l21-30r'
+      | 'nema-l22-30r'
+      | 'CS6360C'
+      | 'CS6364C'
+      | 'CS8164C'
+      | 'CS8264C'
+      | 'CS8364C'
+      | 'CS8464C'
+      | 'ita-e'
+      | 'ita-f'
+      | 'ita-g'
+      | 'ita-h'
+      | 'ita-i'
+      | 'ita-j'
+      | 'ita-k'
+      | 'ita-l'
+      | 'ita-m'
+      | 'ita-n'
+      | 'ita-o'
+      | 'ita-multistandard'
+      | 'usb-a'
+      | 'usb-micro-b'
+      | 'usb-c'
+      | 'dc-terminal'
+      | 'hdot-cx'
+      | 'saf-d-grid'
+      | 'neutrik-powercon-20a'
+      | 'neutrik-powercon-32a'
+      | 'neutrik-powercon-true1'
+      | 'neutrik-powercon-true1-top'
+      | 'ubiquiti-smartpower'
+      | 'hardwired'
+      | 'other';
+    label: string;
+  } | null;
+  power_port: DcimPowerporttemplateBrief | null;
+  feed_leg: {
+    value: 'A' | 'B' | 'C';
+    label: string;
+  } | null;
+  description: string;
+  created: string;
+  last_updated: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimPowerporttemplateBrief".
+ */
+export interface DcimPowerporttemplateBrief {
+  id: number;
+  url: string;
+  display: string;
+  name: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimPowerpanel".
+ */
+export interface DcimPowerpanel {
+  id: number;
+  url: string;
+  display: string;
+  site: DcimSiteBrief | null;
+  location: DcimLocationBrief | null;
+  name: string;
+  description: string;
+  comments: string;
+  tags: ExtrasTagBrief[];
+  custom_fields: {};
+  powerfeed_count: number;
+  created: string;
+  last_updated: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimPowerport".
+ */
+export interface DcimPowerport {
+  id: number;
+  url: string;
+  display: string;
+  device: DcimDeviceBrief | null;
+  module: DcimModuleBrief | null;
+  name: string;
+  label: string;
+  type: {
+    value:
+      | 'iec-60320-c6'
+      | 'iec-60320-c8'
+      | 'iec-60320-c14'
+      | 'iec-60320-c16'
+      | 'iec-60320-c20'
+      | 'iec-60320-c22'
+      | 'iec-60309-p-n-e-4h'
+      | 'iec-60309-p-n-e-6h'
+      | 'iec-60309-p-n-e-9h'
+      | 'iec-60309-2p-e-4h'
+      | 'iec-60309-2p-e-6h'
+      | 'iec-60309-2p-e-9h'
+      | 'iec-60309-3p-e-4h'
+      | 'iec-60309-3p-e-6h'
+      | 'iec-60309-3p-e-9h'
+      | 'iec-60309-3p-n-e-4h'
+      | 'iec-60309-3p-n-e-6h'
+      | 'iec-60309-3p-n-e-9h'
+      | 'iec-60906-1'
+      | 'nbr-14136-10a'
+      | 'nbr-14136-20a'
+      | 'nema-1-15p'
+      | 'nema-5-15p'
+      | 'nema-5-20p'
+      | 'nema-5-30p'
+      | 'nema-5-50p'
+      | 'nema-6-15p'
+      | 'nema-6-20p'
+      | 'nema-6-30p'
+      | 'nema-6-50p'
+      | 'nema-10-30p'
+      | 'nema-10-50p'
+      | 'nema-14-20p'
+      | 'nema-14-30p'
+      | 'nema-14-50p'
+      | 'nema-14-60p'
+      | 'nema-15-15p'
+      | 'nema-15-20p'
+      | 'nema-15-30p'
+      | 'nema-15-50p'
+      | 'nema-15-60p'
+      | 'nema-l1-15p'
+      | 'nema-l5-15p'
+      | 'nema-l5-20p'
+      | 'nema-l5-30p'
+      | 'nema-l5-50p'
+      | 'nema-l6-15p'
+      | 'nema-l6-20p'
+      | 'nema-l6-30p'
+      | 'nema-l6-50p'
+      | 'nema-l10-30p'
+      | 'nema-l14-20p'
+      | 'nema-l14-30p'
+      | 'nema-l14-50p'
+      | 'nema-l14-60p'
+      | 'nema-l15-20p'
+      | 'nema-l15-30p'
+      | 'nema-l15-50p'
+      | 'nema-l15-60p'
+      | 'nema-l21-20p'
+      | 'nema-l21-30p'
+      | 'nema-l22-30p'
+      | 'cs6361c'
+      | 'cs6365c'
+      | 'cs8165c'
+      | 'cs8265c'
+      | 'cs8365c'
+      | 'cs8465c'
+      | 'ita-c'
+      | 'ita-e'
+      | 'ita-f'
+      | 'ita-ef'
+      | 'ita-g'
+      | 'ita-h'
+      | 'ita-i'
+      | 'ita-j'
+      | 'ita-k'
+      | 'ita-l'
+      | 'ita-m'
+      | 'ita-n'
+      | 'ita-o'
+      | 'usb-a'
+      | 'usb-b'
+      | 'usb-c'
+      | 'usb-mini-a'
+      | 'usb-mini-b'
+      | 'usb-micro-a'
+      | 'usb-micro-b'
+      | 'usb-micro-ab'
+      | 'usb-3-b'
+      | 'usb-3-micro-b'
+      | 'dc-terminal'
+      | 'saf-d-grid'
+      | 'neutrik-powercon-20'
+      | 'neutrik-powercon-32'
+      | 'neutrik-powercon-true1'
+      | 'neutrik-powercon-true1-top'
+      | 'ubiquiti-smartpower'
+      | 'hardwired'
+      | 'other';
+    label: string;
+  } | null;
+  maximum_draw: number | null;
+  allocated_draw: number | null;
+  description: string;
+  mark_connected: boolean;
+  cable: DcimCableBrief | null;
+  cable_end: string | number | null;
+  link_peers: {
+    id: number;
+    url: string;
+    display?: string;
+  }[];
+  link_peers_type: string | null;
+  connected_endpoints:
+    | {
+        id: number;
+        url: string;
+        display?: string;
+      }[]
+    | null;
+  connected_endpoints_type: string | null;
+  connected_endpoints_reachable: boolean | null;
+  _occupied: boolean;
+  tags: ExtrasTagBrief[];
+  custom_fields: {};
+  created: string;
+  last_updated: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimPowerporttemplate".
+ */
+export interface DcimPowerporttemplate {
+  id: number;
+  url: string;
+  display: string;
+  device_type: DcimDevicetypeBrief | null;
+  module_type: DcimModuletypeBrief | null;
+  name: string;
+  label: string;
+  type: {
+    value:
+      | 'iec-60320-c6'
+      | 'iec-60320-c8'
+      | 'iec-60320-c14'
+      | 'iec-60320-c16'
+      | 'iec-60320-c20'
+      | 'iec-60320-c22'
+      | 'iec-60309-p-n-e-4h'
+      | 'iec-60309-p-n-e-6h'
+      | 'iec-60309-p-n-e-9h'
+      | 'iec-60309-2p-e-4h'
+      | 'iec-60309-2p-e-6h'
+      | 'iec-60309-2p-e-9h'
+      | 'iec-60309-3p-e-4h'
+      | 'iec-60309-3p-e-6h'
+      | 'iec-60309-3p-e-9h'
+      | 'iec-60309-3p-n-e-4h'
+      | 'iec-60309-3p-n-e-6h'
+      | 'iec-60309-3p-n-e-9h'
+      | 'iec-60906-1'
+      | 'nbr-14136-10a'
+      | 'nbr-14136-20a'
+      | 'nema-1-15p'
+      | 'nema-5-15p'
+      | 'nema-5-20p'
+      | 'nema-5-30p'
+      | 'nema-5-50p'
+      | 'nema-6-15p'
+      | 'nema-6-20p'
+      | 'nema-6-30p'
+      | 'nema-6-50p'
+      | 'nema-10-30p'
+      | 'nema-10-50p'
+      | 'nema-14-20p'
+      | 'nema-14-30p'
+      | 'nema-14-50p'
+      | 'nema-14-60p'
+      | 'nema-15-15p'
+      | 'nema-15-20p'
+      | 'nema-15-30p'
+      | 'nema-15-50p'
+      | 'nema-15-60p'
+      | 'nema-l1-15p'
+      | 'nema-l5-15p'
+      | 'nema-l5-20p'
+      | 'nema-l5-30p'
+      | 'nema-l5-50p'
+      | 'nema-l6-15p'
+      | 'nema-l6-20p'
+      | 'nema-l6-30p'
+      | 'nema-l6-50p'
+      | 'nema-l10-30p'
+      | 'nema-l14-20p'
+      | 'nema-l14-30p'
+      | 'nema-l14-50p'
+      | 'nema-l14-60p'
+      | 'nema-l15-20p'
+      | 'nema-l15-30p'
+      | 'nema-l15-50p'
+      | 'nema-l15-60p'
+      | 'nema-l21-20p'
+      | 'nema-l21-30p'
+      | 'nema-l22-30p'
+      | 'cs6361c'
+      | 'cs6365c'
+      | 'cs8165c'
+      | 'cs8265c'
+      | 'cs8365c'
+      | 'cs8465c'
+      | 'ita-c'
+      | 'ita-e'
+      | 'ita-f'
+      | 'ita-ef'
+      | 'ita-g'
+      | 'ita-h'
+      | 'ita-i'
+      | 'ita-j'
+      | 'ita-k'
+      | 'ita-l'
+      | 'ita-m'
+      | 'ita-n'
+      | 'ita-o'
+      | 'usb-a'
+      | 'usb-b'
+      | 'usb-c'
+      | 'usb-mini-a'
+      | 'usb-mini-b'
+      | 'usb-micro-a'
+      | 'usb-micro-b'
+      | 'usb-micro-ab'
+      | 'usb-3-b'
+      | 'usb-3-micro-b'
+      | 'dc-terminal'
+      | 'saf-d-grid'
+      | 'neutrik-powercon-20'
+      | 'neutrik-powercon-32'
+      | 'neutrik-powercon-true1'
+      | 'neutrik-powercon-true1-top'
+      | 'ubiquiti-smartpower'
+      | 'hardwired'
+      | 'other';
+    label: string;
+  } | null;
+  maximum_draw: number | null;
+  allocated_draw: number | null;
+  description: string;
   created: string;
   last_updated: string;
 }
@@ -1203,6 +2738,7 @@ export interface DcimRack {
   tags: ExtrasTagBrief[];
   custom_fields: {};
   device_count: number;
+  powerfeed_count: number;
   created: string;
   last_updated: string;
 }
@@ -1219,6 +2755,35 @@ export interface DcimRackroleBrief {
 }
 /**
  * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimRackreservation".
+ */
+export interface DcimRackreservation {
+  id: number;
+  url: string;
+  display: string;
+  rack: DcimRackBrief | null;
+  units: number[];
+  user: UsersUserBrief | null;
+  tenant: TenancyTenantBrief | null;
+  description: string;
+  comments: string;
+  tags: ExtrasTagBrief[];
+  custom_fields: {};
+  created: string;
+  last_updated: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "UsersUserBrief".
+ */
+export interface UsersUserBrief {
+  id: number;
+  url: string;
+  display: string;
+  username: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
  * via the `definition` "DcimRackrole".
  */
 export interface DcimRackrole {
@@ -1232,6 +2797,156 @@ export interface DcimRackrole {
   tags: ExtrasTagBrief[];
   custom_fields: {};
   rack_count: number;
+  created: string;
+  last_updated: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimRearport".
+ */
+export interface DcimRearport {
+  id: number;
+  url: string;
+  display: string;
+  device: DcimDeviceBrief | null;
+  module: DcimModuleBrief | null;
+  name: string;
+  label: string;
+  type: {
+    value:
+      | '8p8c'
+      | '8p6c'
+      | '8p4c'
+      | '8p2c'
+      | '6p6c'
+      | '6p4c'
+      | '6p2c'
+      | '4p4c'
+      | '4p2c'
+      | 'gg45'
+      | 'tera-4p'
+      | 'tera-2p'
+      | 'tera-1p'
+      | '110-punch'
+      | 'bnc'
+      | 'f'
+      | 'n'
+      | 'mrj21'
+      | 'fc'
+      | 'lc'
+      | 'lc-pc'
+      | 'lc-upc'
+      | 'lc-apc'
+      | 'lsh'
+      | 'lsh-pc'
+      | 'lsh-upc'
+      | 'lsh-apc'
+      | 'lx5'
+      | 'lx5-pc'
+      | 'lx5-upc'
+      | 'lx5-apc'
+      | 'mpo'
+      | 'mtrj'
+      | 'sc'
+      | 'sc-pc'
+      | 'sc-upc'
+      | 'sc-apc'
+      | 'st'
+      | 'cs'
+      | 'sn'
+      | 'sma-905'
+      | 'sma-906'
+      | 'urm-p2'
+      | 'urm-p4'
+      | 'urm-p8'
+      | 'splice'
+      | 'other';
+    label: string;
+  } | null;
+  color: string;
+  positions: number;
+  description: string;
+  mark_connected: boolean;
+  cable: DcimCableBrief | null;
+  cable_end: string | number | null;
+  link_peers: {
+    id: number;
+    url: string;
+    display?: string;
+  }[];
+  link_peers_type: string | null;
+  _occupied: boolean;
+  tags: ExtrasTagBrief[];
+  custom_fields: {};
+  created: string;
+  last_updated: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimRearporttemplate".
+ */
+export interface DcimRearporttemplate {
+  id: number;
+  url: string;
+  display: string;
+  device_type: DcimDevicetypeBrief | null;
+  module_type: DcimModuletypeBrief | null;
+  name: string;
+  label: string;
+  type: {
+    value:
+      | '8p8c'
+      | '8p6c'
+      | '8p4c'
+      | '8p2c'
+      | '6p6c'
+      | '6p4c'
+      | '6p2c'
+      | '4p4c'
+      | '4p2c'
+      | 'gg45'
+      | 'tera-4p'
+      | 'tera-2p'
+      | 'tera-1p'
+      | '110-punch'
+      | 'bnc'
+      | 'f'
+      | 'n'
+      | 'mrj21'
+      | 'fc'
+      | 'lc'
+      | 'lc-pc'
+      | 'lc-upc'
+      | 'lc-apc'
+      | 'lsh'
+      | 'lsh-pc'
+      | 'lsh-upc'
+      | 'lsh-apc'
+      | 'lx5'
+      | 'lx5-pc'
+      | 'lx5-upc'
+      | 'lx5-apc'
+      | 'mpo'
+      | 'mtrj'
+      | 'sc'
+      | 'sc-pc'
+      | 'sc-upc'
+      | 'sc-apc'
+      | 'st'
+      | 'cs'
+      | 'sn'
+      | 'sma-905'
+      | 'sma-906'
+      | 'urm-p2'
+      | 'urm-p4'
+      | 'urm-p8'
+      | 'splice'
+      | 'other';
+    label: string;
+  } | null;
+  color: string;
+  positions: number;
+  description: string;
   created: string;
   last_updated: string;
 }
@@ -1291,6 +3006,7 @@ export interface DcimSite {
   latitude: number | null;
   longitude: number | null;
   comments: string;
+  asns: IpamAsnBrief[];
   tags: ExtrasTagBrief[];
   custom_fields: {};
   circuit_count: number;
@@ -1354,6 +3070,33 @@ export interface DcimVirtualchassis {
 }
 /**
  * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimVirtualdevicecontext".
+ */
+export interface DcimVirtualdevicecontext {
+  id: number;
+  url: string;
+  display: string;
+  device: DcimDeviceBrief | null;
+  name: string;
+  status: {
+    value: 'active' | 'planned' | 'offline';
+    label: string;
+  } | null;
+  identifier: number | null;
+  tenant: TenancyTenantBrief | null;
+  primary_ip: IpamIpaddressBrief | null;
+  primary_ip4: IpamIpaddressBrief | null;
+  primary_ip6: IpamIpaddressBrief | null;
+  description: string;
+  comments: string;
+  tags: ExtrasTagBrief[];
+  custom_fields: {};
+  interface_count: number;
+  created: string;
+  last_updated: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
  * via the `definition` "ExtrasBookmark".
  */
 export interface ExtrasBookmark {
@@ -1369,16 +3112,6 @@ export interface ExtrasBookmark {
   } | null;
   user: UsersUserBrief | null;
   created: string;
-}
-/**
- * This interface was referenced by `Records`'s JSON-Schema
- * via the `definition` "UsersUserBrief".
- */
-export interface UsersUserBrief {
-  id: number;
-  url: string;
-  display: string;
-  username: string;
 }
 /**
  * This interface was referenced by `Records`'s JSON-Schema
@@ -1609,6 +3342,87 @@ export interface ExtrasDashboard {
 }
 /**
  * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "ExtrasEventdelivery".
+ */
+export interface ExtrasEventdelivery {
+  id: number;
+  url: string;
+  display: string;
+  time: string;
+  event_rule: ExtrasEventruleBrief | null;
+  event: {
+    value: 'created' | 'updated' | 'deleted';
+    label: string;
+  } | null;
+  object_type: string | null;
+  object_id: number | null;
+  object: {
+    id: number;
+    url: string;
+    display: string;
+  } | null;
+  request_id: string;
+  username: string;
+  data: unknown;
+  snapshots: unknown;
+  status: {
+    value: 'pending' | 'delivered' | 'skipped' | 'failed';
+    label: string;
+  } | null;
+  attempts: number;
+  next_attempt: string | null;
+  lease_until: string | null;
+  response_status: number | null;
+  last_error: string;
+  delivered: string | null;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "ExtrasEventruleBrief".
+ */
+export interface ExtrasEventruleBrief {
+  id: number;
+  url: string;
+  display: string;
+  name: string;
+  description: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "ExtrasEventrule".
+ */
+export interface ExtrasEventrule {
+  id: number;
+  url: string;
+  display: string;
+  content_types: string[];
+  name: string;
+  type_create: boolean;
+  type_update: boolean;
+  type_delete: boolean;
+  type_job_start: boolean;
+  type_job_end: boolean;
+  enabled: boolean;
+  conditions: unknown;
+  action_type: {
+    value: 'webhook' | 'script';
+    label: string;
+  } | null;
+  action_object_type: string | null;
+  action_object_id: number | null;
+  action_object: {
+    id: number;
+    url: string;
+    display: string;
+  } | null;
+  description: string;
+  tags: ExtrasTagBrief[];
+  custom_fields: {};
+  created: string;
+  last_updated: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
  * via the `definition` "ExtrasExporttemplate".
  */
 export interface ExtrasExporttemplate {
@@ -1649,6 +3463,59 @@ export interface ExtrasImageattachment {
 }
 /**
  * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "ExtrasJournalentry".
+ */
+export interface ExtrasJournalentry {
+  id: number;
+  url: string;
+  display: string;
+  assigned_object_type: string | null;
+  assigned_object_id: number | null;
+  assigned_object: {
+    id: number;
+    url: string;
+    display: string;
+  } | null;
+  created_by: number | null;
+  kind: {
+    value: 'info' | 'success' | 'warning' | 'danger';
+    label: string;
+  } | null;
+  comments: string;
+  tags: ExtrasTagBrief[];
+  custom_fields: {};
+  created: string;
+  last_updated: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "ExtrasObjectchange".
+ */
+export interface ExtrasObjectchange {
+  id: number;
+  url: string;
+  display: string;
+  time: string;
+  user: UsersUserBrief | null;
+  user_name: string;
+  request_id: string;
+  action: {
+    value: 'create' | 'update' | 'delete';
+    label: string;
+  } | null;
+  changed_object_type: string | null;
+  changed_object_id: number | null;
+  changed_object: {
+    id: number;
+    url: string;
+    display: string;
+  } | null;
+  object_repr: string;
+  prechange_data: unknown;
+  postchange_data: unknown;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
  * via the `definition` "ExtrasSavedfilter".
  */
 export interface ExtrasSavedfilter {
@@ -1686,6 +3553,29 @@ export interface ExtrasTag {
 }
 /**
  * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "ExtrasWebhook".
+ */
+export interface ExtrasWebhook {
+  id: number;
+  url: string;
+  display: string;
+  name: string;
+  description: string;
+  payload_url: string;
+  http_method: ('GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE') | null;
+  http_content_type: string;
+  additional_headers: string;
+  body_template: string;
+  secret?: string;
+  ssl_verification: boolean;
+  ca_file_path: string | null;
+  tags: ExtrasTagBrief[];
+  custom_fields: {};
+  created: string;
+  last_updated: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
  * via the `definition` "IpamAggregate".
  */
 export interface IpamAggregate {
@@ -1717,6 +3607,104 @@ export interface IpamRirBrief {
   display: string;
   name: string;
   slug: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "IpamAsn".
+ */
+export interface IpamAsn {
+  id: number;
+  url: string;
+  display: string;
+  asn: number;
+  rir: IpamRirBrief | null;
+  tenant: TenancyTenantBrief | null;
+  description: string;
+  comments: string;
+  tags: ExtrasTagBrief[];
+  custom_fields: {};
+  site_count: number;
+  provider_count: number;
+  created: string;
+  last_updated: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "IpamAsnrange".
+ */
+export interface IpamAsnrange {
+  id: number;
+  url: string;
+  display: string;
+  name: string;
+  slug: string;
+  rir: IpamRirBrief | null;
+  start: number;
+  end: number;
+  tenant: TenancyTenantBrief | null;
+  description: string;
+  tags: ExtrasTagBrief[];
+  custom_fields: {};
+  created: string;
+  last_updated: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "IpamFhrpgroup".
+ */
+export interface IpamFhrpgroup {
+  id: number;
+  url: string;
+  display: string;
+  name: string;
+  protocol: {
+    value: 'vrrp2' | 'vrrp3' | 'carp' | 'clusterxl' | 'hsrp' | 'glbp' | 'other';
+    label: string;
+  } | null;
+  group_id: number;
+  auth_type: {
+    value: 'plaintext' | 'md5';
+    label: string;
+  } | null;
+  auth_key: string;
+  description: string;
+  comments: string;
+  tags: ExtrasTagBrief[];
+  custom_fields: {};
+  ip_addresses: IpamIpaddressBrief[];
+  created: string;
+  last_updated: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "IpamFhrpgroupassignment".
+ */
+export interface IpamFhrpgroupassignment {
+  id: number;
+  url: string;
+  display: string;
+  group: IpamFhrpgroupBrief | null;
+  interface_type: string | null;
+  interface_id: number | null;
+  interface: {
+    id: number;
+    url: string;
+    display: string;
+  } | null;
+  priority: number;
+  created: string;
+  last_updated: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "IpamFhrpgroupBrief".
+ */
+export interface IpamFhrpgroupBrief {
+  id: number;
+  url: string;
+  display: string;
+  protocol: ('vrrp2' | 'vrrp3' | 'carp' | 'clusterxl' | 'hsrp' | 'glbp' | 'other') | null;
+  group_id: number;
 }
 /**
  * This interface was referenced by `Records`'s JSON-Schema
@@ -1760,6 +3748,47 @@ export interface IpamIpaddress {
 }
 /**
  * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "IpamIprange".
+ */
+export interface IpamIprange {
+  id: number;
+  url: string;
+  display: string;
+  family: {
+    value: 4 | 6;
+    label: string;
+  } | null;
+  start_address: string;
+  end_address: string;
+  size: unknown;
+  vrf: IpamVrfBrief | null;
+  tenant: TenancyTenantBrief | null;
+  status: {
+    value: 'active' | 'reserved' | 'deprecated';
+    label: string;
+  } | null;
+  role: IpamRoleBrief | null;
+  description: string;
+  comments: string;
+  tags: ExtrasTagBrief[];
+  custom_fields: {};
+  mark_utilized: boolean;
+  created: string;
+  last_updated: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "IpamRoleBrief".
+ */
+export interface IpamRoleBrief {
+  id: number;
+  url: string;
+  display: string;
+  name: string;
+  slug: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
  * via the `definition` "IpamPrefix".
  */
 export interface IpamPrefix {
@@ -1790,17 +3819,6 @@ export interface IpamPrefix {
   _depth: number;
   created: string;
   last_updated: string;
-}
-/**
- * This interface was referenced by `Records`'s JSON-Schema
- * via the `definition` "IpamRoleBrief".
- */
-export interface IpamRoleBrief {
-  id: number;
-  url: string;
-  display: string;
-  name: string;
-  slug: string;
 }
 /**
  * This interface was referenced by `Records`'s JSON-Schema
@@ -1836,6 +3854,78 @@ export interface IpamRole {
   custom_fields: {};
   prefix_count: number;
   vlan_count: number;
+  created: string;
+  last_updated: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "IpamRoutetarget".
+ */
+export interface IpamRoutetarget {
+  id: number;
+  url: string;
+  display: string;
+  name: string;
+  tenant: TenancyTenantBrief | null;
+  description: string;
+  comments: string;
+  tags: ExtrasTagBrief[];
+  custom_fields: {};
+  created: string;
+  last_updated: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "IpamService".
+ */
+export interface IpamService {
+  id: number;
+  url: string;
+  display: string;
+  device: DcimDeviceBrief | null;
+  virtual_machine: VirtualizationVirtualmachineBrief | null;
+  name: string;
+  protocol: {
+    value: 'tcp' | 'udp' | 'sctp';
+    label: string;
+  } | null;
+  ports: number[];
+  ipaddresses: IpamIpaddressBrief[];
+  description: string;
+  comments: string;
+  tags: ExtrasTagBrief[];
+  custom_fields: {};
+  created: string;
+  last_updated: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "VirtualizationVirtualmachineBrief".
+ */
+export interface VirtualizationVirtualmachineBrief {
+  id: number;
+  url: string;
+  display: string;
+  name: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "IpamServicetemplate".
+ */
+export interface IpamServicetemplate {
+  id: number;
+  url: string;
+  display: string;
+  name: string;
+  protocol: {
+    value: 'tcp' | 'udp' | 'sctp';
+    label: string;
+  } | null;
+  ports: number[];
+  description: string;
+  comments: string;
+  tags: ExtrasTagBrief[];
+  custom_fields: {};
   created: string;
   last_updated: string;
 }
@@ -1900,6 +3990,7 @@ export interface IpamVlangroup {
   tags: ExtrasTagBrief[];
   custom_fields: {};
   vlan_count: number;
+  utilization: unknown;
   created: string;
   last_updated: string;
 }
@@ -1917,12 +4008,24 @@ export interface IpamVrf {
   enforce_unique: boolean;
   description: string;
   comments: string;
+  import_targets: IpamRoutetargetBrief[];
+  export_targets: IpamRoutetargetBrief[];
   tags: ExtrasTagBrief[];
   custom_fields: {};
   ipaddress_count: number;
   prefix_count: number;
   created: string;
   last_updated: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "IpamRoutetargetBrief".
+ */
+export interface IpamRoutetargetBrief {
+  id: number;
+  url: string;
+  display: string;
+  name: string;
 }
 /**
  * This interface was referenced by `Records`'s JSON-Schema
@@ -2264,6 +4367,23 @@ export interface VirtualizationClustertype {
 }
 /**
  * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "VirtualizationVirtualdisk".
+ */
+export interface VirtualizationVirtualdisk {
+  id: number;
+  url: string;
+  display: string;
+  virtual_machine: VirtualizationVirtualmachineBrief | null;
+  name: string;
+  size: number;
+  description: string;
+  tags: ExtrasTagBrief[];
+  custom_fields: {};
+  created: string;
+  last_updated: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
  * via the `definition` "VirtualizationVirtualmachine".
  */
 export interface VirtualizationVirtualmachine {
@@ -2295,6 +4415,7 @@ export interface VirtualizationVirtualmachine {
   tags: ExtrasTagBrief[];
   custom_fields: {};
   interface_count: number;
+  virtual_disk_count: number;
   created: string;
   last_updated: string;
 }
@@ -2324,18 +4445,9 @@ export interface VirtualizationVminterface {
   tags: ExtrasTagBrief[];
   custom_fields: {};
   count_ipaddresses: number;
+  count_fhrp_groups: number;
   created: string;
   last_updated: string;
-}
-/**
- * This interface was referenced by `Records`'s JSON-Schema
- * via the `definition` "VirtualizationVirtualmachineBrief".
- */
-export interface VirtualizationVirtualmachineBrief {
-  id: number;
-  url: string;
-  display: string;
-  name: string;
 }
 /**
  * This interface was referenced by `Records`'s JSON-Schema
@@ -2363,6 +4475,14 @@ export interface CircuitsCircuitterminationBrief {
 }
 /**
  * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimCablepathendBrief".
+ */
+export interface DcimCablepathendBrief {
+  id: number;
+  display: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
  * via the `definition` "DcimCableterminationBrief".
  */
 export interface DcimCableterminationBrief {
@@ -2373,6 +4493,175 @@ export interface DcimCableterminationBrief {
   cable_end: ('A' | 'B') | null;
   termination_type: string | null;
   termination_id: number | null;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimConsoleportBrief".
+ */
+export interface DcimConsoleportBrief {
+  id: number;
+  url: string;
+  display: string;
+  device: DcimDeviceBrief | null;
+  name: string;
+  cable: DcimCableBrief | null;
+  _occupied: boolean;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimConsoleporttemplateBrief".
+ */
+export interface DcimConsoleporttemplateBrief {
+  id: number;
+  url: string;
+  display: string;
+  name: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimConsoleserverportBrief".
+ */
+export interface DcimConsoleserverportBrief {
+  id: number;
+  url: string;
+  display: string;
+  device: DcimDeviceBrief | null;
+  name: string;
+  cable: DcimCableBrief | null;
+  _occupied: boolean;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimConsoleserverporttemplateBrief".
+ */
+export interface DcimConsoleserverporttemplateBrief {
+  id: number;
+  url: string;
+  display: string;
+  name: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimDevicebayBrief".
+ */
+export interface DcimDevicebayBrief {
+  id: number;
+  url: string;
+  display: string;
+  device: DcimDeviceBrief | null;
+  name: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimDevicebaytemplateBrief".
+ */
+export interface DcimDevicebaytemplateBrief {
+  id: number;
+  url: string;
+  display: string;
+  name: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimFrontportBrief".
+ */
+export interface DcimFrontportBrief {
+  id: number;
+  url: string;
+  display: string;
+  device: DcimDeviceBrief | null;
+  name: string;
+  cable: DcimCableBrief | null;
+  _occupied: boolean;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimFrontporttemplateBrief".
+ */
+export interface DcimFrontporttemplateBrief {
+  id: number;
+  url: string;
+  display: string;
+  name: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimInventoryitemBrief".
+ */
+export interface DcimInventoryitemBrief {
+  id: number;
+  url: string;
+  display: string;
+  device: DcimDeviceBrief | null;
+  name: string;
+  _depth: number;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimInventoryitemtemplateBrief".
+ */
+export interface DcimInventoryitemtemplateBrief {
+  id: number;
+  url: string;
+  display: string;
+  name: string;
+  _depth: number;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimModulebaytemplateBrief".
+ */
+export interface DcimModulebaytemplateBrief {
+  id: number;
+  url: string;
+  display: string;
+  name: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimPowerfeedBrief".
+ */
+export interface DcimPowerfeedBrief {
+  id: number;
+  url: string;
+  display: string;
+  name: string;
+  cable: DcimCableBrief | null;
+  _occupied: boolean;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimPoweroutletBrief".
+ */
+export interface DcimPoweroutletBrief {
+  id: number;
+  url: string;
+  display: string;
+  device: DcimDeviceBrief | null;
+  name: string;
+  cable: DcimCableBrief | null;
+  _occupied: boolean;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimPoweroutlettemplateBrief".
+ */
+export interface DcimPoweroutlettemplateBrief {
+  id: number;
+  url: string;
+  display: string;
+  name: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimRackreservationBrief".
+ */
+export interface DcimRackreservationBrief {
+  id: number;
+  url: string;
+  display: string;
+  user: UsersUserBrief | null;
+  units: number[];
 }
 /**
  * This interface was referenced by `Records`'s JSON-Schema
@@ -2436,6 +4725,18 @@ export interface ExtrasDashboardBrief {
 }
 /**
  * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "ExtrasEventdeliveryBrief".
+ */
+export interface ExtrasEventdeliveryBrief {
+  id: number;
+  url: string;
+  display: string;
+  time: string;
+  event: ('created' | 'updated' | 'deleted') | null;
+  status: ('pending' | 'delivered' | 'skipped' | 'failed') | null;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
  * via the `definition` "ExtrasExporttemplateBrief".
  */
 export interface ExtrasExporttemplateBrief {
@@ -2457,6 +4758,31 @@ export interface ExtrasImageattachmentBrief {
 }
 /**
  * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "ExtrasJournalentryBrief".
+ */
+export interface ExtrasJournalentryBrief {
+  id: number;
+  url: string;
+  display: string;
+  created: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "ExtrasObjectchangeBrief".
+ */
+export interface ExtrasObjectchangeBrief {
+  id: number;
+  url: string;
+  display: string;
+  time: string;
+  user_name: string;
+  action: ('create' | 'update' | 'delete') | null;
+  changed_object_type: string | null;
+  changed_object_id: number | null;
+  object_repr: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
  * via the `definition` "ExtrasSavedfilterBrief".
  */
 export interface ExtrasSavedfilterBrief {
@@ -2465,6 +4791,16 @@ export interface ExtrasSavedfilterBrief {
   display: string;
   name: string;
   slug: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "ExtrasWebhookBrief".
+ */
+export interface ExtrasWebhookBrief {
+  id: number;
+  url: string;
+  display: string;
+  name: string;
 }
 /**
  * This interface was referenced by `Records`'s JSON-Schema
@@ -2479,6 +4815,41 @@ export interface IpamAggregateBrief {
 }
 /**
  * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "IpamAsnrangeBrief".
+ */
+export interface IpamAsnrangeBrief {
+  id: number;
+  url: string;
+  display: string;
+  name: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "IpamFhrpgroupassignmentBrief".
+ */
+export interface IpamFhrpgroupassignmentBrief {
+  id: number;
+  url: string;
+  display: string;
+  group: IpamFhrpgroupBrief | null;
+  interface_type: string | null;
+  interface_id: number | null;
+  priority: number;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "IpamIprangeBrief".
+ */
+export interface IpamIprangeBrief {
+  id: number;
+  url: string;
+  display: string;
+  family: (4 | 6) | null;
+  start_address: string;
+  end_address: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
  * via the `definition` "IpamPrefixBrief".
  */
 export interface IpamPrefixBrief {
@@ -2486,6 +4857,30 @@ export interface IpamPrefixBrief {
   url: string;
   family: (4 | 6) | null;
   prefix: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "IpamServiceBrief".
+ */
+export interface IpamServiceBrief {
+  id: number;
+  url: string;
+  display: string;
+  name: string;
+  protocol: ('tcp' | 'udp' | 'sctp') | null;
+  ports: number[];
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "IpamServicetemplateBrief".
+ */
+export interface IpamServicetemplateBrief {
+  id: number;
+  url: string;
+  display: string;
+  name: string;
+  protocol: ('tcp' | 'udp' | 'sctp') | null;
+  ports: number[];
 }
 /**
  * This interface was referenced by `Records`'s JSON-Schema
@@ -2544,4 +4939,16 @@ export interface UsersTokenBrief {
 export interface UsersUserconfigBrief {
   id: number;
   display: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "VirtualizationVirtualdiskBrief".
+ */
+export interface VirtualizationVirtualdiskBrief {
+  id: number;
+  url: string;
+  display: string;
+  virtual_machine: VirtualizationVirtualmachineBrief | null;
+  name: string;
+  size: number;
 }

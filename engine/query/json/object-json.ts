@@ -25,6 +25,37 @@ export const MEDIA_URL = '/media/';
 /** Nesting deeper than this is cut (a definition whose brief forms point at each other in a ring). */
 const MAX_NESTING = 6;
 
+/** The display string, from the template or the named function. */
+export function displaySql(model: ResolvedModel, alias: string): Sql {
+  const d = model.def.display;
+  if (typeof d === 'object') {
+    const fn = DISPLAY_SQL[d.fn];
+    if (!fn) throw new Error(`${model.label}: display function ${d.fn} has no SQL twin`);
+    return fn((d.from ?? []).map((name) => textOf(model, alias, name)));
+  }
+  const parts: Sql[] = [];
+  let last = 0;
+  for (const m of d.matchAll(/\{([a-z_][a-z0-9_]*)\}/g)) {
+    if (m.index! > last) parts.push(sql`${d.slice(last, m.index)}::text`);
+    parts.push(textOf(model, alias, m[1]!));
+    last = m.index! + m[0].length;
+  }
+  if (last < d.length) parts.push(sql`${d.slice(last)}::text`);
+  return parts.length ? sql`concat(${join(parts)})` : sql`''::text`;
+}
+
+/** A field's stored value as text, as templates and named functions read it (the id for a foreign key). */
+function textOf(model: ResolvedModel, alias: string, name: string): Sql {
+  if (name === 'id') return sql`${column(alias, 'id')}::text`;
+  if (name === 'created' || name === 'last_updated') return timestampValue(model, name, alias);
+  const generic = model.fieldList.find((g) => g.kind === 'generic_fk' && (g.typeColumn === name || g.idColumn === name));
+  if (generic) return sql`${column(alias, name)}::text`;
+  const f = model.fields.get(name);
+  if (!f?.column) return sql`NULL::text`;
+  if (f.kind === 'fk') return sql`${column(alias, f.column)}::text`;
+  return storedText(f, alias);
+}
+
 /**
  * Compiles representations to SQL: an object is a `row_to_json` of a sub-select whose columns are the
  * representation's fields in order, each computed by PostgreSQL — nested objects and lists as correlated
@@ -72,33 +103,7 @@ export class JsonCompiler {
 
   /** The display string, from the template or the named function. */
   display(model: ResolvedModel, alias: string): Sql {
-    const d = model.def.display;
-    if (typeof d === 'object') {
-      const fn = DISPLAY_SQL[d.fn];
-      if (!fn) throw new Error(`${model.label}: display function ${d.fn} has no SQL twin`);
-      return fn((d.from ?? []).map((name) => this.textOf(model, alias, name)));
-    }
-    const parts: Sql[] = [];
-    let last = 0;
-    for (const m of d.matchAll(/\{([a-z_][a-z0-9_]*)\}/g)) {
-      if (m.index! > last) parts.push(sql`${d.slice(last, m.index)}::text`);
-      parts.push(this.textOf(model, alias, m[1]!));
-      last = m.index! + m[0].length;
-    }
-    if (last < d.length) parts.push(sql`${d.slice(last)}::text`);
-    return parts.length ? sql`concat(${join(parts)})` : sql`''::text`;
-  }
-
-  /** A field's stored value as text, as templates and named functions read it (the id for a foreign key). */
-  private textOf(model: ResolvedModel, alias: string, name: string): Sql {
-    if (name === 'id') return sql`${column(alias, 'id')}::text`;
-    if (name === 'created' || name === 'last_updated') return timestampValue(model, name, alias);
-    const generic = model.fieldList.find((g) => g.kind === 'generic_fk' && (g.typeColumn === name || g.idColumn === name));
-    if (generic) return sql`${column(alias, name)}::text`;
-    const f = model.fields.get(name);
-    if (!f?.column) return sql`NULL::text`;
-    if (f.kind === 'fk') return sql`${column(alias, f.column)}::text`;
-    return storedText(f, alias);
+    return displaySql(model, alias);
   }
 
   /** Name and value of every column of the representation, in order. */
@@ -226,7 +231,11 @@ export class JsonCompiler {
     else {
       const named = COMPUTED_SQL[fn];
       if (!named) throw new Error(`${model.label}.${f.name}: computed function ${fn} has no SQL twin`);
-      v = named((f.def.from ?? []).map((name) => this.textOf(model, alias, name)));
+      // A count among the values read (a VLAN group's vlan_count) is computed here, in the same statement.
+      v = named((f.def.from ?? []).map((name) => {
+        const src = model.fields.get(name);
+        return src?.kind === 'count' ? sql`(${this.count(src, alias)})::text` : textOf(model, alias, name);
+      }));
     }
     return f.choices ? this.choice(f, f.choices, v, form) : v;
   }
@@ -310,9 +319,14 @@ export class JsonCompiler {
   private related(f: RelatedField, alias: string, depth: number): Sql {
     const { model: of, via } = f.countOf;
     const { where, shows } = f.relatedRows;
-    if (via.kind !== 'fk') throw new Error(`${f.model.label}.${f.name}: related rows are found by a foreign key`);
     const r = this.alias('x');
-    const conditions = [sql`${column(r, via.column)} = ${column(alias, 'id')}`, ...this.where(r, where)];
+    const pointsHere =
+      via.kind === 'generic_fk'
+        ? sql`${column(r, via.typeColumn)} = ${f.model.label}::text AND ${column(r, via.idColumn)} = ${column(alias, 'id')}`
+        : via.kind === 'fk'
+          ? sql`${column(r, via.column)} = ${column(alias, 'id')}`
+          : sql`FALSE`;
+    const conditions = [pointsHere, ...this.where(r, where)];
     const item = shows ? this.shown(of, r, shows, depth) : this.object(of, r, 'brief', { nested: true, depth });
     const from = sql`FROM ${ident(of.table)} AS ${ident(r)} WHERE ${and(conditions)}`;
     if (f.def.single) return sql`(SELECT ${item} ${from} ORDER BY ${column(r, 'id')} LIMIT 1)`;
@@ -340,8 +354,8 @@ export class JsonCompiler {
 
   /** The row of another model whose generic relation points at this object (the first, by id). */
   private pointing(f: ReverseField, alias: string, h: string): Sql {
-    const { model: holder, via } = f.reverse;
-    return sql`FROM ${ident(holder.table)} AS ${ident(h)} WHERE ${column(h, via.typeColumn)} = ${f.model.label}::text AND ${column(h, via.idColumn)} = ${column(alias, 'id')}`;
+    const { model: holder, via, where } = f.reverse;
+    return sql`FROM ${ident(holder.table)} AS ${ident(h)} WHERE ${and([sql`${column(h, via.typeColumn)} = ${f.model.label}::text AND ${column(h, via.idColumn)} = ${column(alias, 'id')}`, ...this.where(h, where)])}`;
   }
 
   private reverseGeneric(f: ReverseField, alias: string, depth: number): Sql {
@@ -372,10 +386,15 @@ export class JsonCompiler {
     switch (f.def.as) {
       case 'type':
         return sql`(SELECT (SELECT ${column(p, via.typeColumn)} ${peersFrom} ORDER BY ${column(p, 'id')} LIMIT 1) ${mine} ORDER BY ${column(h, 'id')} LIMIT 1)`;
-      case 'reachable':
+      case 'reachable': {
+        // A flag this object's own row holds (a path's origin: complete and active), null without a row; else whether a peer exists.
+        const pick = f.reverse.pick;
+        if (pick?.column) return sql`(SELECT ${column(h, pick.column)} ${mine} ORDER BY ${column(h, 'id')} LIMIT 1)`;
         return sql`CASE WHEN ${anyPeer} THEN TRUE END`;
+      }
       case 'endpoints':
-        return sql`CASE WHEN ${linked} THEN ${peers} END`;
+        // NetBox's connected_endpoints: null unless there is something at the far end (a complete path).
+        return sql`CASE WHEN ${anyPeer} THEN ${peers} END`;
       case 'status':
         return sql`CASE WHEN ${linked} THEN ${this.record([['value', anyPeer], ['label', sql`CASE WHEN ${anyPeer} THEN 'Connected' ELSE 'Not Connected' END`]])} END`;
       default:

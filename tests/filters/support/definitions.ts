@@ -62,6 +62,8 @@ export interface Model {
   exposed: boolean;
   /** Foreign keys of any model that point at this one. */
   reverse: Field[];
+  /** Many-to-many fields of any model that link to this one. */
+  reverseLinks: Field[];
   modelByLabel(label: string): Model | undefined;
   /** The model playing an engine role (content_type, tag...), if any. */
   modelWithRole(role: string): Model | undefined;
@@ -115,6 +117,7 @@ export function readDefinitions(dir = SCHEMA_DIR): Definitions {
       lastUpdated: def.timestamps !== false && def.timestamps !== 'created',
       exposed: def.exposed !== false,
       reverse: [],
+      reverseLinks: [],
       modelByLabel: (l) => models.get(l),
       modelWithRole: (role) => [...models.values()].find((m) => m.def.role === role),
     });
@@ -164,6 +167,7 @@ export function readDefinitions(dir = SCHEMA_DIR): Definitions {
   for (const model of models.values()) {
     for (const field of model.fieldList) {
       if (field.kind === 'fk') field.target!.reverse.push(field);
+      if (field.kind === 'm2m') field.target!.reverseLinks.push(field);
       if (field.kind === 'children' || field.kind === 'reverse_generic') {
         const of = need(field.def.of, `${model.label}.${field.name}`);
         const via = of.fields.get(field.def.via ?? '');

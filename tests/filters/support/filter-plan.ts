@@ -28,6 +28,8 @@ export interface Family {
   /** The row's value for this filter, null when unset (or a relation on the way is unset). */
   extract(row: Rep, u: Universe): unknown;
   order?: 'number' | 'date' | 'datetime';
+  /** at_least / at_most: the bare name compares with this lookup of the field (time_after: gte). */
+  bound?: 'gte' | 'lte';
   numeric?: boolean;
   target?: Model;
   descend?: boolean;
@@ -98,7 +100,11 @@ function descends(field: Field): boolean {
 function scalarFamily(field: Field, set: string, read: (row: Rep, u: Universe) => unknown): Family | string {
   const base = { set, extract: read };
   const choice = (kind: string): Family => ({ ...base, kind, valueType: 'choice', lookups: SET_LOOKUPS, numeric: field.choices!.numeric, extract: (r, u) => choiceValue(read(r, u)) });
-  if (field.array) return ['string', 'text', 'slug'].includes(field.kind) ? { ...base, kind: 'array membership', valueType: 'array', lookups: EQUAL_LOOKUPS } : `array of ${field.kind}`;
+  if (field.array) {
+    if (['string', 'text', 'slug'].includes(field.kind)) return { ...base, kind: 'array membership', valueType: 'array', lookups: EQUAL_LOOKUPS };
+    // A list of integers (a service's ports) filters by membership too, its values parsed as integers.
+    return ['integer', 'positive_integer'].includes(field.kind) ? { ...base, kind: 'array membership (integers)', valueType: 'array', numeric: true, lookups: EQUAL_LOOKUPS } : `array of ${field.kind}`;
+  }
   if (field.kind === 'computed') return field.choices ? choice('computed choice') : `computed field ${field.name} without choices`;
   if (field.kind === 'choice') return choice('choice');
   switch (field.kind) {
@@ -139,7 +145,8 @@ function scalarFamily(field: Field, set: string, read: (row: Rep, u: Universe) =
 export type Hop =
   | { kind: 'fk'; field: Field; target: Model }
   | { kind: 'generic'; field: Field; target: Model; typeLabel: string }
-  | { kind: 'rows'; via: Field; where: Record<string, unknown>; target: Model; children: boolean };
+  | { kind: 'rows'; via: Field; where: Record<string, unknown>; target: Model; children: boolean }
+  | { kind: 'link'; field: Field; back: boolean; target: Model };
 
 /** A declared path: the hops to the model holding the final field, and that field. */
 export interface Route {
@@ -151,6 +158,8 @@ export interface Route {
   narrowed?: Extract<Hop, { kind: 'generic' }>;
   /** A rows hop on the way: a row has any number of holders (none, one, several). */
   multi: boolean;
+  /** The last step follows a many-to-many field back: the holders are the linking objects, and `field` is that m2m. */
+  linkedBack?: boolean;
 }
 
 const STEP = /^([a-z_][a-z0-9_]*)(?:\[([a-z0-9_]+\.[a-z0-9_]+)\])?$/;
@@ -165,6 +174,7 @@ function narrowedHop(field: Field, typeLabel: string, path: string): Extract<Hop
 /** The hop a field makes when the path goes on past it. */
 function hopThrough(field: Field, path: string): Hop {
   if (field.kind === 'fk') return { kind: 'fk', field, target: field.target! };
+  if (field.kind === 'm2m') return { kind: 'link', field, back: false, target: field.target! };
   if (field.kind === 'children') {
     const { model, via } = field.children!;
     // The definition's own where, by field name and API value (a_terminations: cable_end "A").
@@ -186,12 +196,20 @@ export function routeOf(model: Model, path: string): Route {
     if (!field) {
       // Another model's foreign key to this one, named by its related_name.
       const back = last || m[2] ? undefined : current.reverse.find((f) => f.def.related_name === m[1]);
+      // Another model's many-to-many field to this one, followed back; as the last step, the linking objects.
+      const backLink = back || m[2] ? undefined : current.reverseLinks.find((f) => f.def.related_name === m[1]);
+      if (backLink) {
+        hops.push({ kind: 'link', field: backLink, back: true, target: backLink.model });
+        current = backLink.model;
+        if (last) return { path, hops, field: backLink, multi: true, linkedBack: true };
+        continue;
+      }
       if (!back) throw new Error(`${model.label}: no field ${part} on the way of ${path}`);
       hops.push({ kind: 'rows', via: back, where: {}, target: back.model, children: false });
       current = back.model;
       continue;
     }
-    if (last) return { path, hops, field, narrowed: m[2] ? narrowedHop(field, m[2], path) : undefined, multi: hops.some((h) => h.kind === 'rows') };
+    if (last) return { path, hops, field, narrowed: m[2] ? narrowedHop(field, m[2], path) : undefined, multi: hops.some((h) => h.kind === 'rows' || h.kind === 'link') };
     const hop = m[2] ? narrowedHop(field, m[2], path) : hopThrough(field, path);
     hops.push(hop);
     current = hop.target;
@@ -208,6 +226,11 @@ function narrowedId(hop: Extract<Hop, { kind: 'generic' }>, row: Rep): number | 
 /** The rows a hop leads to from one row, as the universe holds them: none when a relation is unset. */
 function follow(hop: Hop, row: Rep, u: Universe): Rep[] {
   const rows = u.get(hop.target.label)!;
+  if (hop.kind === 'link') {
+    // Forward: the objects the row's list names; back: the objects whose list names the row.
+    if (!hop.back) return ((row[hop.field.name] as Rep[] | undefined) ?? []).map((x) => rows.get(x.id as number)).filter((x): x is Rep => !!x);
+    return [...rows.values()].filter((r) => ((r[hop.field.name] as Rep[] | undefined) ?? []).some((x) => x.id === row.id));
+  }
   if (hop.kind === 'rows') {
     return [...rows.values()].filter((r) => idOf(r[hop.via.name]) === row.id && Object.entries(hop.where).every(([k, v]) => choiceValue(r[k]) === v));
   }
@@ -249,6 +272,8 @@ function routeKind(routes: Route[]): string {
     routes.length > 1 ? 'several paths' : '',
     rows.some((h) => h.children) ? 'through children' : '',
     rows.some((h) => !h.children) ? 'through a reverse relation' : '',
+    routes.some((r) => r.hops.some((h) => h.kind === 'link' && !h.back)) ? 'through a many-to-many link' : '',
+    routes.some((r) => r.hops.some((h) => h.kind === 'link' && h.back)) ? 'through a many-to-many link back' : '',
   ];
   return parts.filter(Boolean).map((p) => `, ${p}`).join('');
 }
@@ -283,6 +308,7 @@ function isSetOn(route: Route, holder: Rep, u: Universe): boolean {
 function relationEnd(route: Route): { target: Model; descend: boolean; qual: string } | string {
   const f = route.field;
   if (route.narrowed) return { target: route.narrowed.target, descend: false, qual: 'generic, one type' };
+  if (route.linkedBack) return { target: f.model, descend: false, qual: 'm2m followed back' };
   // A many-to-many link matches the ids it holds, without a tree's descendants.
   if (f.kind === 'm2m') return { target: f.target!, descend: false, qual: 'm2m' };
   if (f.kind === 'fk') return { target: f.target!, descend: descends(f), qual: descends(f) ? 'tree descendants' : '' };
@@ -291,6 +317,7 @@ function relationEnd(route: Route): { target: Model; descend: boolean; qual: str
 
 /** The ids a relation route's final field holds on a holder (none for unset many-to-many links; null for an unset key). */
 function relationIds(route: Route, holder: Rep | null): unknown[] {
+  if (route.linkedBack) return holder ? [holder.id] : [];
   if (route.field.kind === 'm2m') return holder ? (holder[route.field.name] as Rep[]).map((x) => x.id) : [];
   if (!holder) return [null];
   return [route.narrowed ? narrowedId(route.narrowed, holder) : idOf(holder[route.field.name])];
@@ -378,6 +405,14 @@ function classifyDeclared(model: Model, name: string, spec: Filter): Family | st
         routes.map((route, i) => ({ values: (r, u) => along(route, r, u, (h) => [h ? ok[i]!.extract(h, u) : null]) })),
       );
     }
+  }
+  if (spec.lookup === 'at_least' || spec.lookup === 'at_most') {
+    if (routes.length > 1 || routes[0]!.hops.length) return `${spec.lookup} on a field of the model itself only`;
+    const field = routes[0]!.field;
+    const inner = scalarFamily(field, set, (h) => h[field.name]);
+    if (typeof inner === 'string') return inner;
+    if (inner.valueType !== 'ordered') return `${spec.lookup} on ${field.name}, which is not ordered`;
+    return { ...inner, kind: `declared ${spec.lookup} (${inner.kind})`, lookups: EXACT_ONLY, reads, bound: spec.lookup === 'at_least' ? 'gte' : 'lte' };
   }
   if (spec.lookup === 'content_type_id') {
     // The type labels a row holds (a list, a value, a generic relation's type), as the ids of the content types table.
@@ -521,7 +556,7 @@ function fieldFilters(model: Model, field: Field): ExpectedFilter[] {
       // filters by membership only when it is a list of strings (docs/filtering.md).
       // An image's stored name is served, not filtered (NetBox has no filter on it either).
       if (!field.column || field.writeOnly || field.kind === 'json' || field.kind === 'custom_fields' || field.kind === 'image') return [];
-      if (field.array && !['string', 'text', 'slug'].includes(field.kind)) return [];
+      if (field.array && !['string', 'text', 'slug', 'integer', 'positive_integer'].includes(field.kind)) return [];
       // A secret matches by the whole value only (docs/filtering.md, secrets).
       if (field.def.secret) {
         const fam = scalarFamily(field, 'main', (r) => (field.name in r ? r[field.name] : null));
@@ -634,8 +669,8 @@ export function checksFor(fam: Family, name: string, set: Rep[], u: Universe, lo
       break;
     }
     case 'array': {
-      const av = required((a as string[] | null)?.[0], what);
-      const bv = required((b as string[] | null)?.[0], what);
+      const av = String(required((a as unknown[] | null)?.[0], what));
+      const bv = String(required((b as unknown[] | null)?.[0], what));
       Object.assign(per, { exact: [[av], [av, bv]], n: [[av]] });
       break;
     }
@@ -838,7 +873,7 @@ export function matches(fam: Family, lookup: string, values: string[], row: Rep,
   const seen = fam.paths
     ? fam.paths.flatMap((p) => p.values(row, u).map((v) => ({ v, descend: p.descend ?? false })))
     : [{ v: fam.extract(row, u), descend: fam.descend ?? false }];
-  const positive = (l: string): boolean => seen.some(({ v, descend }) => test(l, v, descend));
+  const positive = (l: string): boolean => seen.some(({ v, descend }) => test(l === 'exact' && fam.bound ? fam.bound : l, v, descend));
   const test = (l: string, v: unknown, descend: boolean): boolean => {
     switch (fam.valueType) {
       case 'string':

@@ -2,7 +2,7 @@ import type { Filter } from '../../../engine/definitions/generated/model-definit
 import { quoteIdent } from '../../../engine/storage/identifiers';
 import type { TestApp } from '../../support/test-app';
 import { routeOf, type Family, type Hop, type Route } from './filter-plan';
-import { urlOf, type Field, type Model } from './definitions';
+import { naturalKey, urlOf, type Field, type Model } from './definitions';
 import { genericNames, ObjectFactory, scalarValue, writtenFields, type Rep } from './object-factory';
 
 const VARIANTS = ['A', 'B', 'C'] as const;
@@ -97,6 +97,13 @@ interface Ending {
 async function endings(f: ObjectFactory, route: Route): Promise<Record<V, Ending>> {
   const last = route.field;
   const out = {} as Record<V, Ending>;
+  if (route.linkedBack) {
+    // The holders are the linking objects themselves, fresh ones per variant, each with its natural key
+    // set (a VRF's rd may be unset), so fk_key has a value to name it by.
+    const key = naturalKey(last.model);
+    for (const v of VARIANTS) out[v] = { values: key ? { [key.name]: scalarValue(key, 'base', f.uniq()) } : {} };
+    return out;
+  }
   if (route.narrowed || last.kind === 'generic_fk') {
     const types = route.narrowed ? [route.narrowed.target] : f.genericTargets(last);
     const other = f.genericTargets(last).find((x) => x !== types[0]);
@@ -144,12 +151,45 @@ function childValues(f: ObjectFactory, hop: Extract<Hop, { kind: 'rows' }>, pare
  * hop there is one holder (the first ending); at a rows hop the object gets one child row per ending,
  * each going on to its own holder (none: an object without rows). `own` goes into the object itself.
  */
+/** Objects made for an ending at the end of a many-to-many link, reused when the ending is reached again. */
+const linkedFor = new WeakMap<Ending, Rep>();
+
 async function reach(f: ObjectFactory, model: Model, hops: Hop[], ends: Ending[], own: Record<string, unknown> = {}): Promise<Rep> {
   const [hop, ...rest] = hops;
   if (!hop) {
     const holder = await f.createForFilters(model, { ...own, ...ends[0]!.values });
     await ends[0]!.after?.(holder);
     return holder;
+  }
+  if (hop.kind === 'link' && !hop.back) {
+    // A many-to-many link: one linked object per ending, the object listing them all.
+    // The same ending reached again (set E links to A's and C's) links the object made for it: a linked
+    // object may be shared, and its values may be unique (an ASN's number).
+    const linked: number[] = [];
+    for (const end of ends) {
+      let holder = rest.length ? undefined : linkedFor.get(end);
+      if (!holder) {
+        holder = await reach(f, hop.target, rest, [end]);
+        if (!rest.length) linkedFor.set(end, holder);
+      }
+      linked.push(holder.id as number);
+    }
+    return f.createForFilters(model, { ...own, [hop.field.name]: linked });
+  }
+  if (hop.kind === 'link') {
+    // Followed back: one object per ending whose many-to-many field lists this one.
+    // An ending reached again (set E) links the object made for it to this one as well, rather than
+    // making a second with the same natural key.
+    const parent = await f.createForFilters(model, own);
+    for (const end of ends) {
+      const made = rest.length ? undefined : linkedFor.get(end);
+      if (made) await f.writeDirectly(hop.target, made.id as number, { [hop.field.name]: [parent.id] });
+      else {
+        const holder = await reach(f, hop.target, rest, [end], { [hop.field.name]: [parent.id] });
+        if (!rest.length) linkedFor.set(end, holder);
+      }
+    }
+    return parent;
   }
   if (hop.kind === 'rows') {
     const parent = await f.createForFilters(model, own);
@@ -172,7 +212,7 @@ async function routeSet(f: ObjectFactory, model: Model, route: Route): Promise<n
   const ids: number[] = [];
   for (const v of VARIANTS) ids.push((await reach(f, model, route.hops, [ends[v]])).id as number);
   const first = route.hops[0];
-  if (first?.kind === 'rows') ids.push((await reach(f, model, route.hops, [])).id as number);
+  if (first?.kind === 'rows' || first?.kind === 'link') ids.push((await reach(f, model, route.hops, [])).id as number);
   else if (first && first.field.nullable) ids.push((await f.createForFilters(model, pointAt(first.field, null))).id as number);
   if (route.multi) ids.push((await reach(f, model, route.hops, [ends.A, ends.C])).id as number);
   return ids;

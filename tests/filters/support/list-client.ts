@@ -18,10 +18,10 @@ export interface ListResult {
   ids: number[];
 }
 
-/** GET a list endpoint with the query (plus limit=1000 unless given); raw query text may be appended. */
+/** GET a list endpoint with the query (plus limit=10000 unless given: the suite's app allows it); raw query text may be appended. */
 export async function list(t: TestApp, model: Model, query: Query, opts: { raw?: string; brief?: boolean } = {}): Promise<ListResult> {
   const extra: Query = [];
-  if (!query.some(([k]) => k === 'limit')) extra.push(['limit', '1000']);
+  if (!query.some(([k]) => k === 'limit')) extra.push(['limit', '10000']);
   if (opts.brief) extra.push(['brief', '1']);
   const q = [...query, ...extra];
   const raw = opts.raw ?? '';

@@ -19,36 +19,33 @@ export interface Difference {
   on: Record<string, string[]>;
 }
 
+/** Endpoints NetBox does not have: their filters are Patchbay's own, tested by their own suites. */
+export const PATCHBAY_ONLY_ENDPOINTS: Array<{ endpoint: string; why: string }> = [
+  { endpoint: 'extras/event-deliveries', why: 'the transactional outbox of events, with each delivery\'s status and last error (NetBox keeps them in Redis queues): tests/events/delivery.test.ts' },
+];
+
 /** Filters and lookups NetBox has that Patchbay does not. Those marked "one line" are a single declaration in schema/. */
 export const GAPS: Difference[] = [
+  // IPAM filters not served yet.
+  { why: 'services by the text of a bound address: IP addresses have no natural key for fk_key to match', on: { 'ipam/services': ['ipaddress'] } },
+  { why: 'IP ranges containing an address (a comparison with two fields, which no declared lookup makes yet)', on: { 'ipam/ip-ranges': ['contains'] } },
+  { why: 'FHRP groups by a related address (the addresses assigned to the group, by text)', on: { 'ipam/fhrp-groups': ['related_ip'] } },
+  { why: 'a generic relation\'s id filters by exact value only (docs/filtering.md); NetBox orders interface_id', on: { 'ipam/fhrp-group-assignments': ['interface_id__empty', 'interface_id__gt', 'interface_id__gte', 'interface_id__lt', 'interface_id__lte'] } },
   // Object types Patchbay does not define.
-  { why: 'the change log, by the request that made a change', notYet: 'extras.objectchange', on: { '*': ['created_by_request', 'modified_by_request', 'updated_by_request'] } },
-  { why: 'ASNs', notYet: 'ipam.asn', on: { 'dcim/sites': ['asn', 'asn_id'], 'circuits/providers': ['asn', 'asn_id'] } },
+  { why: 'objects by the request that changed them: not served; the change log is filtered by request_id instead (/api/extras/object-changes/?request_id=, docs/events.md)', on: { '*': ['created_by_request', 'modified_by_request', 'updated_by_request'] } },
+  { why: 'a range bound under a name of its own: the timestamp\'s own lookups do it (created__gte, created__lte); timestamps are not fields a declared filter can reach yet, docs/events.md', on: { 'extras/journal-entries': ['created_after', 'created_before'] } },
   { why: 'data sources (config contexts synchronised from them)', notYet: 'core.datasource', on: { 'extras/config-contexts': ['data_source_id', 'data_synced'] } },
   { why: 'data files', notYet: 'core.datafile', on: { 'extras/config-contexts': ['data_file_id'] } },
-  { why: 'route targets', notYet: 'ipam.routetarget', on: { 'ipam/vrfs': ['export_target', 'export_target_id', 'import_target', 'import_target_id'] } },
-  { why: 'FHRP groups', notYet: 'ipam.fhrpgroup', on: { 'ipam/ip-addresses': ['fhrpgroup_id'] } },
   { why: 'L2VPNs', notYet: 'vpn.l2vpn', on: { 'dcim/interfaces': ['l2vpn', 'l2vpn_id'], 'ipam/vlans': ['l2vpn', 'l2vpn_id'], 'virtualization/interfaces': ['l2vpn', 'l2vpn_id'] } },
-  { why: 'modules', notYet: 'dcim.module', on: { 'dcim/interfaces': ['module_id'] } },
-  { why: 'virtual device contexts', notYet: 'dcim.virtualdevicecontext', on: { 'dcim/interfaces': ['vdc', 'vdc_id', 'vdc_identifier'] } },
-  { why: 'device bays (a child device\'s parent)', notYet: 'dcim.devicebay', on: { 'dcim/devices': ['parent_device_id', 'device_bays'] } },
-  { why: 'console ports', notYet: 'dcim.consoleport', on: { 'dcim/devices': ['console_ports'], 'dcim/cables': ['consoleport_id'] } },
-  { why: 'console server ports', notYet: 'dcim.consoleserverport', on: { 'dcim/devices': ['console_server_ports'], 'dcim/cables': ['consoleserverport_id'] } },
-  { why: 'power ports', notYet: 'dcim.powerport', on: { 'dcim/devices': ['power_ports'], 'dcim/cables': ['powerport_id'] } },
-  { why: 'power outlets', notYet: 'dcim.poweroutlet', on: { 'dcim/devices': ['power_outlets'], 'dcim/cables': ['poweroutlet_id'] } },
-  { why: 'power feeds', notYet: 'dcim.powerfeed', on: { 'dcim/cables': ['powerfeed_id'] } },
-  { why: 'front ports (pass-through ports)', notYet: 'dcim.frontport', on: { 'dcim/devices': ['pass_through_ports'], 'dcim/cables': ['frontport_id'] } },
-  { why: 'rear ports', notYet: 'dcim.rearport', on: { 'dcim/cables': ['rearport_id'] } },
-  { why: 'module bays', notYet: 'dcim.modulebay', on: { 'dcim/devices': ['module_bays'] } },
-  { why: 'console port templates', notYet: 'dcim.consoleporttemplate', on: { 'dcim/device-types': ['console_ports'] } },
-  { why: 'console server port templates', notYet: 'dcim.consoleserverporttemplate', on: { 'dcim/device-types': ['console_server_ports'] } },
-  { why: 'power port templates', notYet: 'dcim.powerporttemplate', on: { 'dcim/device-types': ['power_ports'] } },
-  { why: 'power outlet templates', notYet: 'dcim.poweroutlettemplate', on: { 'dcim/device-types': ['power_outlets'] } },
-  { why: 'interface templates', notYet: 'dcim.interfacetemplate', on: { 'dcim/device-types': ['interfaces'] } },
-  { why: 'front port templates', notYet: 'dcim.frontporttemplate', on: { 'dcim/device-types': ['pass_through_ports'] } },
-  { why: 'device bay templates', notYet: 'dcim.devicebaytemplate', on: { 'dcim/device-types': ['device_bays'] } },
-  { why: 'module bay templates', notYet: 'dcim.modulebaytemplate', on: { 'dcim/device-types': ['module_bays'] } },
-  { why: 'inventory item templates', notYet: 'dcim.inventoryitemtemplate', on: { 'dcim/device-types': ['inventory_items'] } },
+  {
+    why: 'whether the device (type) has components of a kind: NetBox tests the reverse relation; a declared is_set reaches no reverse relation (as "interfaces" on devices below)',
+    on: {
+      'dcim/devices': ['console_ports', 'console_server_ports', 'power_ports', 'power_outlets', 'pass_through_ports', 'module_bays', 'device_bays'],
+      'dcim/device-types': ['console_ports', 'console_server_ports', 'power_ports', 'power_outlets', 'interfaces', 'pass_through_ports', 'device_bays', 'module_bays', 'inventory_items'],
+      'dcim/module-types': ['console_ports', 'console_server_ports', 'power_ports', 'power_outlets', 'interfaces', 'pass_through_ports'],
+    },
+  },
+  { why: 'the identifier of a virtual device context the interface belongs to; a declared path cannot step through a many-to-many link (vdcs.identifier)', on: { 'dcim/interfaces': ['vdc_identifier'] } },
 
   { why: 'data sources and data files belong to NetBox\'s core application, outside the applications Patchbay serves (docs/extras.md)', on: { 'extras/config-templates': ['data_file_id', 'data_source_id', 'data_synced'], 'extras/export-templates': ['data_file_id', 'data_source_id', 'data_synced'] } },
   { why: 'NetBox\'s choice filter matches a choice set holding a value; a definition has no filter into a list of pairs held in JSON', on: { 'extras/custom-field-choice-sets': ['choice'] } },
@@ -57,7 +54,10 @@ export const GAPS: Difference[] = [
   // Deliberately not served: NetBox is unsafe here.
   {
     why: 'a secret matches by its whole value only: with these a key is recovered a character at a time (count 1 vs 0), even with ALLOW_TOKEN_RETRIEVAL off',
-    on: { 'users/tokens': ['key__empty', 'key__ic', 'key__ie', 'key__iew', 'key__isw', 'key__n', 'key__nic', 'key__nie', 'key__niew', 'key__nisw'] },
+    on: {
+      'users/tokens': ['key__empty', 'key__ic', 'key__ie', 'key__iew', 'key__isw', 'key__n', 'key__nic', 'key__nie', 'key__niew', 'key__nisw'],
+      'extras/webhooks': ['secret__empty', 'secret__ic', 'secret__ie', 'secret__iew', 'secret__isw', 'secret__n', 'secret__nic', 'secret__nie', 'secret__niew', 'secret__nisw'],
+    },
   },
 
   // One declaration in schema/ each (the definition language can say them today).
@@ -89,10 +89,10 @@ export const GAPS: Difference[] = [
 
   // What the definition language or the engine cannot say.
   { why: 'NetBox follows the contact assignments pointing at the object; a declared path cannot step from an object to the rows whose generic relation points at it', on: { '*': ['contact', 'contact_group', 'contact_role'] } },
-  { why: 'the cable end is read from the object\'s cable termination row (a reverse_generic field); a declared filter reaches no field through a reverse generic relation', on: { 'dcim/interfaces': ['cable_end'], 'circuits/circuit-terminations': ['cable_end'] } },
+  { why: 'the cable end is read from the object\'s cable termination row (a reverse_generic field); a declared filter reaches no field through a reverse generic relation', on: Object.fromEntries(['dcim/interfaces', 'circuits/circuit-terminations', 'dcim/console-ports', 'dcim/console-server-ports', 'dcim/power-ports', 'dcim/power-outlets', 'dcim/power-feeds', 'dcim/front-ports', 'dcim/rear-ports'].map((e) => [e, ['cable_end']])) },
   { why: 'NetBox\'s Meta filter cable takes the cable\'s id: Patchbay names a foreign key\'s id filter cable_id (see EXTRAS), and cables have no natural key for a cable filter', on: { 'dcim/cable-terminations': ['cable'] } },
   { why: 'true when the A or the B end has no termination: a declared is_set means "some path is set" and cannot say "some end is not"', on: { 'dcim/cables': ['unterminated'] } },
-  { why: 'NetBox follows the interface\'s traced cable path (_path); Patchbay traces no cable paths', on: { 'dcim/interfaces': ['connected'] } },
+  { why: 'NetBox follows the interface\'s traced cable path (_path); Patchbay traces no cable paths', on: Object.fromEntries(['dcim/interfaces', 'dcim/console-ports', 'dcim/console-server-ports', 'dcim/power-ports', 'dcim/power-outlets', 'dcim/power-feeds'].map((e) => [e, ['connected']])) },
   { why: 'NetBox groups interface types into physical, virtual and wireless in code; a definition has no grouping of choices', on: { 'dcim/interfaces': ['kind'] } },
   { why: 'NetBox matches the VID of the untagged or of a tagged VLAN; a declared path cannot step through a many-to-many link (tagged_vlans.vid)', on: { 'dcim/interfaces': ['vlan'], 'virtualization/interfaces': ['vlan'] } },
   { why: 'NetBox\'s method lists the interfaces of every member of the named device\'s virtual chassis (Device.vc_interfaces); no declared path says it', on: { 'dcim/interfaces': ['virtual_chassis_member', 'virtual_chassis_member_id'] } },
@@ -103,7 +103,7 @@ export const GAPS: Difference[] = [
   { why: 'the types of the objects a tag is applied to: a count across every model (tagged_items), which no declared path reaches', on: { 'extras/tags': ['content_type', 'content_type_id'] } },
   {
     why: 'a list of labels is filtered by membership (exact, n), as docs/filtering.md says; NetBox\'s ContentTypeFilter also takes the text lookups',
-    on: Object.fromEntries(['extras/custom-fields', 'extras/custom-links', 'extras/export-templates', 'extras/saved-filters'].map((e) => [e, ['content_types__ic', 'content_types__nic', 'content_types__isw', 'content_types__nisw', 'content_types__iew', 'content_types__niew', 'content_types__ie', 'content_types__nie']])),
+    on: Object.fromEntries(['extras/custom-fields', 'extras/custom-links', 'extras/event-rules', 'extras/export-templates', 'extras/saved-filters'].map((e) => [e, ['content_types__ic', 'content_types__nic', 'content_types__isw', 'content_types__nisw', 'content_types__iew', 'content_types__niew', 'content_types__ie', 'content_types__nie']])),
   },
   {
     why: 'NetBox filters a generic relation\'s object id as a plain number with every numeric lookup; Patchbay\'s generic id filters take exact and n, as its other relation filters (docs/filtering.md)',
@@ -111,8 +111,13 @@ export const GAPS: Difference[] = [
       'dcim/cable-terminations': ['termination_id__lt', 'termination_id__lte', 'termination_id__gt', 'termination_id__gte', 'termination_id__empty'],
       'extras/bookmarks': ['object_id__lt', 'object_id__lte', 'object_id__gt', 'object_id__gte', 'object_id__empty'],
       'extras/image-attachments': ['object_id__lt', 'object_id__lte', 'object_id__gt', 'object_id__gte', 'object_id__empty'],
+      'extras/journal-entries': ['assigned_object_id__lt', 'assigned_object_id__lte', 'assigned_object_id__gt', 'assigned_object_id__gte', 'assigned_object_id__empty'],
+      'extras/object-changes': ['changed_object_id__lt', 'changed_object_id__lte', 'changed_object_id__gt', 'changed_object_id__gte', 'changed_object_id__empty'],
+      'extras/event-rules': ['action_object_id__lt', 'action_object_id__lte', 'action_object_id__gt', 'action_object_id__gte', 'action_object_id__empty'],
       'tenancy/contact-assignments': ['object_id__lt', 'object_id__lte', 'object_id__gt', 'object_id__gte', 'object_id__empty'],
       'ipam/vlan-groups': ['scope_id__lt', 'scope_id__lte', 'scope_id__gt', 'scope_id__gte', 'scope_id__empty'],
+      'dcim/inventory-items': ['component_id__lt', 'component_id__lte', 'component_id__gt', 'component_id__gte', 'component_id__empty'],
+      'dcim/inventory-item-templates': ['component_id__lt', 'component_id__lte', 'component_id__gt', 'component_id__gte', 'component_id__empty'],
     },
   },
 ];
@@ -121,6 +126,22 @@ const STATUS_EMPTY = ['status__empty'];
 
 /** Filters and lookups Patchbay has that NetBox does not: each follows one rule of docs/filtering.md, applied to every model alike. */
 export const EXTRAS: Difference[] = [
+  // The IPAM types added with allocation, by the same rules as every other type.
+  { why: 'a list of integers filters by membership (docs/filtering.md), as a service\'s ports: ?units=12 lists the reservations holding unit 12; NetBox declares no filter for units', on: { 'dcim/rack-reservations': ['units'] } },
+  { why: 'every choice filter takes empty (docs/filtering.md); NetBox\'s MultipleChoiceFilter has none', on: { 'ipam/fhrp-groups': ['auth_type__empty', 'protocol__empty'], 'ipam/ip-ranges': ['status__empty'], 'ipam/services': ['protocol__empty'], 'ipam/service-templates': ['protocol__empty'] } },
+  { why: 'a computed field with a choice set filters as a choice (docs/filtering.md); NetBox\'s family is a number filter without lookups', on: { 'ipam/ip-ranges': ['family__n', 'family__empty'] } },
+  { why: 'every stored field has the filter of its kind (docs/filtering.md); NetBox declares its filter fields by hand and leaves these out', on: { 'ipam/ip-ranges': ['start_address__n', 'start_address__empty', 'end_address__n', 'end_address__empty'], 'ipam/asn-ranges': ['slug'], 'ipam/services': ['ports'], 'ipam/service-templates': ['ports'] } },
+  { why: 'every many-to-many field gives <field>_id and <field> by the target\'s natural key (docs/filtering.md, "Relations"); NetBox names these differently (asn_id, import_target_id...), and Patchbay serves those names too', on: { 'dcim/sites': ['asns_id'], 'circuits/providers': ['asns_id'], 'ipam/services': ['ipaddresses_id'], 'ipam/vrfs': ['import_targets', 'import_targets_id', 'export_targets', 'export_targets_id'] } },
+  { why: 'a declared field filter has every lookup of the field\'s kind (an integer: lt, lte, gt, gte); NetBox\'s asn filter on sites and providers is exact only', on: { 'dcim/sites': ['asn__gt', 'asn__gte', 'asn__lt', 'asn__lte'], 'circuits/providers': ['asn__gt', 'asn__gte', 'asn__lt', 'asn__lte'] } },
+  { why: 'every relation filter takes n (docs/filtering.md); NetBox\'s declared filters on these are exact only', on: { 'ipam/fhrp-group-assignments': ['device__n', 'device_id__n', 'virtual_machine__n', 'virtual_machine_id__n'], 'ipam/services': ['port__n'], 'ipam/service-templates': ['port__n'] } },
+  { why: 'every foreign key gives <field>_id and <field> by the target\'s natural key (docs/filtering.md, "Relations"); NetBox declares group_id only', on: { 'ipam/fhrp-group-assignments': ['group'] } },
+  {
+    why: 'every string field takes the lookups of its kind (docs/filtering.md); NetBox declares a request id and a webhook\'s URL exact only',
+    on: {
+      'extras/object-changes': ['request_id__empty', 'request_id__ic', 'request_id__ie', 'request_id__iew', 'request_id__isw', 'request_id__n', 'request_id__nic', 'request_id__nie', 'request_id__niew', 'request_id__nisw'],
+      'extras/webhooks': ['payload_url__empty', 'payload_url__ic', 'payload_url__ie', 'payload_url__iew', 'payload_url__isw', 'payload_url__n', 'payload_url__nic', 'payload_url__nie', 'payload_url__niew', 'payload_url__nisw'],
+    },
+  },
   {
     why: 'every choice filter takes empty (docs/filtering.md: choice, (exact), n, empty); NetBox\'s MultipleChoiceFilter has no empty',
     on: {
@@ -136,12 +157,24 @@ export const EXTRAS: Difference[] = [
       'dcim/sites': STATUS_EMPTY,
       'extras/custom-fields': ['type__empty', 'filter_logic__empty', 'ui_visible__empty', 'ui_editable__empty'],
       'extras/custom-field-choice-sets': ['base_choices__empty'],
+      'extras/event-rules': ['action_type__empty'],
+      'extras/journal-entries': ['kind__empty'],
+      'extras/object-changes': ['action__empty'],
+      'extras/webhooks': ['http_method__empty'],
       'ipam/ip-addresses': ['status__empty', 'role__empty'],
       'ipam/prefixes': STATUS_EMPTY,
       'ipam/vlans': STATUS_EMPTY,
       'tenancy/contact-assignments': ['priority__empty'],
       'virtualization/clusters': STATUS_EMPTY,
       'virtualization/virtual-machines': STATUS_EMPTY,
+      ...Object.fromEntries(['console-port-templates', 'console-server-port-templates', 'console-ports', 'console-server-ports', 'front-port-templates', 'front-ports', 'rear-port-templates', 'rear-ports', 'power-port-templates', 'power-ports'].map((e) => [`dcim/${e}`, ['type__empty']])),
+      'dcim/interface-templates': ['type__empty', 'poe_mode__empty', 'poe_type__empty', 'rf_role__empty'],
+      'dcim/power-outlet-templates': ['type__empty', 'feed_leg__empty'],
+      'dcim/power-outlets': ['type__empty', 'feed_leg__empty'],
+      'dcim/power-feeds': ['status__empty', 'type__empty', 'supply__empty', 'phase__empty'],
+      'dcim/module-types': ['weight_unit__empty'],
+      'dcim/modules': STATUS_EMPTY,
+      'dcim/virtual-device-contexts': STATUS_EMPTY,
     },
   },
   {
@@ -155,6 +188,16 @@ export const EXTRAS: Difference[] = [
       'dcim/sites': ['time_zone', 'physical_address', 'shipping_address'],
       'circuits/circuit-terminations': ['pp_info', 'mark_connected'],
       'dcim/interfaces': ['mark_connected'],
+      ...Object.fromEntries(['console-ports', 'console-server-ports', 'power-ports', 'power-outlets', 'rear-ports', 'power-feeds'].map((e) => [`dcim/${e}`, ['mark_connected']])),
+      ...Object.fromEntries(['console-port-templates', 'console-server-port-templates', 'power-port-templates', 'power-outlet-templates', 'interface-templates', 'front-port-templates', 'rear-port-templates', 'device-bay-templates', 'module-bay-templates'].map((e) => [`dcim/${e}`, ['label']])),
+      'dcim/console-ports': ['mark_connected', 'speed'],
+      'dcim/console-server-ports': ['mark_connected', 'speed'],
+      'dcim/front-ports': ['mark_connected', 'rear_port_position'],
+      'dcim/front-port-templates': ['label', 'rear_port_position'],
+      'dcim/module-bay-templates': ['label', 'position'],
+      'dcim/module-bays': ['position'],
+      'dcim/inventory-items': ['description'],
+      'dcim/virtual-device-contexts': ['identifier'],
       'virtualization/interfaces': ['mode'],
       'extras/custom-fields': ['object_type', 'label', 'validation_minimum', 'validation_maximum', 'validation_regex'],
       'extras/custom-links': ['button_class'],
@@ -162,6 +205,8 @@ export const EXTRAS: Difference[] = [
       'extras/config-templates': ['template_code'],
       'extras/image-attachments': ['image_height', 'image_width'],
       'extras/config-contexts': ['weight'],
+      'extras/object-changes': ['time'],
+      'extras/webhooks': ['additional_headers', 'body_template'],
       'ipam/roles': ['weight'],
       'users/users': ['date_joined', 'last_login'],
       'users/tokens': ['last_used'],
@@ -173,6 +218,7 @@ export const EXTRAS: Difference[] = [
       'dcim/cable-terminations': ['created', 'last_updated'], 'extras/custom-fields': ['created', 'last_updated'], 'users/tokens': ['last_updated'],
       ...Object.fromEntries(['extras/custom-field-choice-sets', 'extras/custom-links', 'extras/export-templates', 'extras/saved-filters', 'extras/config-templates'].map((e) => [e, ['created', 'last_updated']])),
       'extras/image-attachments': ['last_updated'],
+      'extras/journal-entries': ['created'],
     },
   },
   {
@@ -198,12 +244,27 @@ export const EXTRAS: Difference[] = [
       'dcim/device-roles': ['config_template'],
       'dcim/platforms': ['config_template'],
       'virtualization/virtual-machines': ['config_template'],
+      ...Object.fromEntries(['console-port-templates', 'console-server-port-templates', 'power-port-templates', 'rear-port-templates'].map((e) => [`dcim/${e}`, ['device_type', 'device_type_id', 'module_type', 'module_type_id']])),
+      'dcim/interface-templates': ['device_type', 'device_type_id', 'module_type', 'module_type_id', 'bridge'],
+      'dcim/front-port-templates': ['device_type', 'device_type_id', 'module_type', 'module_type_id', 'rear_port', 'rear_port_id'],
+      'dcim/power-outlet-templates': ['device_type', 'device_type_id', 'module_type', 'module_type_id', 'power_port', 'power_port_id'],
+      'dcim/device-bay-templates': ['device_type', 'device_type_id'],
+      'dcim/module-bay-templates': ['device_type', 'device_type_id'],
+      'dcim/inventory-item-templates': ['device_type', 'device_type_id', 'parent'],
+      'dcim/inventory-items': ['parent'],
+      'dcim/device-bays': ['installed_device', 'installed_device_id'],
+      'dcim/front-ports': ['rear_port', 'rear_port_id'],
+      'dcim/power-outlets': ['power_port', 'power_port_id'],
+      'dcim/modules': ['device', 'module_bay'],
+      'dcim/power-feeds': ['power_panel', 'rack'],
+      'dcim/power-panels': ['location'],
+      'dcim/rack-reservations': ['rack'],
     },
   },
   {
     why: 'a many-to-many field gives <field>_id and <field> under its own name (docs/filtering.md); NetBox names these filters in the singular (see GAPS) or has none',
     on: {
-      'dcim/interfaces': ['tagged_vlans', 'tagged_vlans_id'],
+      'dcim/interfaces': ['tagged_vlans', 'tagged_vlans_id', 'vdcs', 'vdcs_id'],
       'virtualization/interfaces': ['tagged_vlans', 'tagged_vlans_id'],
       'users/users': ['groups', 'groups_id'],
       'users/permissions': ['groups', 'groups_id', 'users', 'users_id'],
@@ -249,7 +310,7 @@ export const EXTRAS: Difference[] = [
         'vminterface__ic', 'vminterface__nic', 'vminterface__isw', 'vminterface__nisw', 'vminterface__iew', 'vminterface__niew', 'vminterface__ie', 'vminterface__nie', 'vminterface__empty',
       ],
       'dcim/cables': [
-        'termination_a_id__n', 'termination_b_id__n', 'interface_id__n', 'circuittermination_id__n', 'device__n', 'device_id__n',
+        'termination_a_id__n', 'termination_b_id__n', 'interface_id__n', 'circuittermination_id__n', 'consoleport_id__n', 'consoleserverport_id__n', 'powerport_id__n', 'poweroutlet_id__n', 'frontport_id__n', 'rearport_id__n', 'powerfeed_id__n', 'device__n', 'device_id__n',
         'rack__n', 'rack_id__n', 'location__n', 'location_id__n', 'site__n', 'site_id__n',
       ],
       'dcim/interfaces': ['vlan_id__n'],

@@ -74,6 +74,9 @@ const hex2 = (n: number) => (n & 255).toString(16).padStart(2, '0');
  * A value of a scalar field for a variant. u makes values unique (unique constraints, and every
  * generated set its own addresses). Returns undefined when the field keeps its default.
  */
+/** Unique numbers (an ASN) are never given twice in a run, whatever the variant and counter asked for. */
+let uniqueNumbers = 0;
+
 export function scalarValue(field: Field, variant: Variant, u: number): unknown {
   const f = field.def;
   const unset = (): unknown => {
@@ -110,7 +113,8 @@ export function scalarValue(field: Field, variant: Variant, u: number): unknown 
         const base = Math.max(f.min ?? 0, 0);
         const step = { A: 1, B: 3, C: 5, base: 2 }[variant];
         const frac = field.kind === 'float' || (field.kind === 'decimal' && (f.decimal_places ?? 2) >= 2) ? 0.25 : 0;
-        const v = base + step + (variant === 'A' || variant === 'B' ? frac : 0);
+        // A unique number (an ASN) differs per object as well as per variant.
+        const v = base + step + (f.unique ? ++uniqueNumbers * 8 : 0) + (variant === 'A' || variant === 'B' ? frac : 0);
         if (f.max !== undefined && v > f.max) throw new Error(`no generated number fits ${field.model.label}.${field.name}`);
         return v;
       }
@@ -234,6 +238,13 @@ export class ObjectFactory {
     const held: Record<string, unknown> = {};
     const isSet = (name: string) => body[name] !== null && body[name] !== undefined;
     for (const check of model.def.checks ?? []) {
+      // Two values that must come in order (an IP range's start and end, an ASN range's): the second is the one after the first, so spans stay small and apart.
+      if (check.ordered && isSet(check.ordered[0]) && isSet(check.ordered[1])) {
+        const [lo, hi] = check.ordered;
+        const first = body[lo];
+        if (typeof first === 'number') body[hi] = first + 1;
+        else if (typeof first === 'string') body[hi] = first.replace(/([0-9a-f]+)(\/\d+)$/, (_m, last: string, mask: string) => (first.includes(':') ? `${(parseInt(last, 16) + 1).toString(16)}${mask}` : `${Math.min(Number(last) + 1, 255)}${mask}`));
+      }
       const set = (check.at_most_one ?? []).filter((name) => model.fields.get(name)?.column && isSet(name));
       for (const name of set.slice(1)) {
         held[name] = body[name];
@@ -263,10 +274,22 @@ export class ObjectFactory {
       // Not a field's fault (a unique set of fields): give the relations this body filled in itself fresh targets.
       const filledHere = (f: Field) => !(f.name in overrides) && !(genericNames(f).type in overrides) && (f.name in body || genericNames(f).type in body);
       refused.push(...model.fieldList.filter((f) => (f.kind === 'fk' || f.kind === 'generic_fk') && filledHere(f)));
+      // A shared target that a unique set holds (a front port's rear_port with its position) gets a fresh one too.
+      const inUniqueSet = (f: Field) => (model.def.unique_together ?? []).some((u) => (Array.isArray(u) ? u : u.fields).includes(f.name));
+      refused.push(...model.fieldList.filter((f) => f.kind === 'fk' && f.required && !refused.includes(f) && !(f.name in overrides) && inUniqueSet(f)));
+    }
+    // A value a between check refuses (a front port's position beyond its rear port's positions): the relation
+    // the bound is read through gets a fresh target whose bound admits it (see sameAs).
+    for (const check of model.def.checks ?? []) {
+      if (!check.between || !refused.some((f) => f.name === check.field)) continue;
+      for (const p of check.between) {
+        const via = model.fields.get(p.split('.')[0]!);
+        if (p.split('.').length === 2 && via?.kind === 'fk' && !refused.includes(via)) refused.push(via);
+      }
     }
     const retry = { ...body };
     for (const field of refused) {
-      if (field.kind === 'fk') retry[field.name] = (await this.createTarget(field.target!)).id;
+      if (field.kind === 'fk') retry[field.name] = (await this.createTarget(field.target!, undefined, this.sameAs(model, field, retry))).id;
       else if (field.kind === 'generic_fk' && retry[genericNames(field).type]) {
         retry[genericNames(field).id] = (await this.createTarget(this.defs.models.get(String(retry[genericNames(field).type]))!)).id;
       }
@@ -285,9 +308,51 @@ export class ObjectFactory {
         delete retry[key];
       }
     }
-    const third = await this.post(model, retry);
+    let third: Rep;
+    const attempt = await sendObject(this.t, 'post', urlOf(model), model, retry);
+    if (attempt.status === 201) {
+      this.dirty.add(model.label);
+      third = attempt.body as Rep;
+    } else {
+      // Still refused as a whole (a module of a shared type whose components' names its shared device has
+      // already): every relation, the given ones too, gets a fresh target as a last resort.
+      if (attempt.status === 400 && 'non_field_errors' in (attempt.body as object)) {
+        for (const field of model.fieldList) {
+          if (field.kind === 'fk' && retry[field.name] !== null && retry[field.name] !== undefined) {
+            retry[field.name] = (await this.createTarget(field.target!, undefined, this.sameAs(model, field, retry))).id;
+          }
+        }
+      }
+      third = await this.post(model, retry);
+    }
     await this.writeDirectly(model, third.id as number, later);
     return third;
+  }
+
+  /**
+   * Values a fresh target of `field` needs to keep the holder's `same` checks: a check comparing
+   * `<field>.<x>` with a plain field of the body (a front port's rear_port.device and device) gives x
+   * that field's value.
+   */
+  private sameAs(model: Model, field: Field, body: Record<string, unknown>): Record<string, unknown> {
+    const preset: Record<string, unknown> = {};
+    for (const check of model.def.checks ?? []) {
+      if (!check.same) continue;
+      const [a, b] = check.same as [string, string];
+      for (const [mine, other] of [[a, b], [b, a]] as const) {
+        const parts = mine.split('.');
+        if (parts.length === 2 && parts[0] === field.name && !other.includes('.') && body[other] !== undefined && body[other] !== null) preset[parts[1]!] = body[other];
+      }
+    }
+    for (const check of model.def.checks ?? []) {
+      const value = check.field === undefined ? undefined : body[check.field];
+      if (!check.between || value === undefined || value === null) continue;
+      for (const p of check.between) {
+        const parts = p.split('.');
+        if (parts.length === 2 && parts[0] === field.name) preset[parts[1]!] = value;
+      }
+    }
+    return preset;
   }
 
   /** The fields a 400 body names (by field name, or by a generic relation's written names). */
@@ -336,8 +401,8 @@ export class ObjectFactory {
    * An object to point at: its natural key set (other models filter by it) and, in a tree, under
    * `parent` when given.
    */
-  async createTarget(model: Model, parent?: number): Promise<Rep> {
-    const overrides: Record<string, unknown> = {};
+  async createTarget(model: Model, parent?: number, preset: Record<string, unknown> = {}): Promise<Rep> {
+    const overrides: Record<string, unknown> = { ...preset };
     const key = naturalKey(model);
     if (key && !key.required) overrides[key.name] = scalarValue(key, 'base', this.uniq());
     if (parent !== undefined) overrides.parent = parent;

@@ -179,18 +179,30 @@ export async function makeFixtures(t: TestApp): Promise<Fixtures> {
   const objects = new Map<string, number[]>();
   const bodies = new Map<string, Body>();
   for (const m of servedModels(t.registry)) {
-    if (m.def.read_only) {
-      // Served for reading only (content types, whose rows migrations make): the cases aim at two existing rows.
-      const rows = await t.api.get(`${listUrl(m)}?limit=2`).set(t.auth);
-      if (rows.status !== 200 || rows.body.results.length < 2) throw new Error(`fixture GET ${listUrl(m)}: ${rows.status} ${rows.text}`);
-      objects.set(m.label, rows.body.results.map((r: { id: number }) => r.id));
-      bodies.set(m.label, {});
-      continue;
-    }
+    if (m.def.read_only) continue;
     const body = await objectsApi.validBody(m);
     const created = await post(t, listUrl(m), body, m);
     bodies.set(m.label, body);
     objects.set(m.label, [created.id as number, await objectsApi.createOne(m)]);
+  }
+  // The outbox holds events only for an enabled rule: the first event rule made above is made to catch
+  // creates of a writable type, and two objects of it are created, so event deliveries have rows too.
+  const rules = t.registry.roles.get('event_rule');
+  const caught = servedModels(t.registry).find((m) => !m.def.read_only && m.changeLogged && m.label !== rules?.label);
+  const ruleId = rules ? objects.get(rules.label)?.[0] : undefined;
+  if (rules && caught && ruleId !== undefined) {
+    const patched = await t.api.patch(`${listUrl(rules)}${ruleId}/`).set(t.auth).send({ enabled: true, type_create: true, content_types: [caught.label], conditions: null });
+    if (patched.status !== 200) throw new Error(`fixture PATCH event rule: ${patched.status} ${patched.text}`);
+    for (let i = 0; i < 2; i++) objects.get(caught.label)!.push(await objectsApi.createOne(caught));
+  }
+  for (const m of servedModels(t.registry)) {
+    if (!m.def.read_only) continue;
+    // Served for reading only (content types, whose rows migrations make; the change log and the outbox,
+    // which the writes above filled): the cases aim at two existing rows.
+    const rows = await t.api.get(`${listUrl(m)}?limit=2`).set(t.auth);
+    if (rows.status !== 200 || rows.body.results.length < 2) throw new Error(`fixture GET ${listUrl(m)}: ${rows.status} ${rows.text}`);
+    objects.set(m.label, rows.body.results.map((r: { id: number }) => r.id));
+    bodies.set(m.label, {});
   }
 
   const tokenUserIds = await Promise.all([t.token, user, readonly, constrained].map((k) => userIdOfToken(t, k)));

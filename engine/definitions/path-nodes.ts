@@ -1,0 +1,91 @@
+import type { FkField, GenericField, Registry, ResolvedField, ResolvedModel } from './registry-types';
+import { DefinitionError } from './definition-error';
+
+/**
+ * The `path_node` word resolved: which models cable paths pass through and how (NetBox's
+ * CablePath.from_origin), and where paths are stored. Checked at startup; the engine reads this,
+ * never a model's name.
+ */
+export interface PathNodes {
+  cable: { model: ResolvedModel; status: ResolvedField & { column: string } };
+  termination: { model: ResolvedModel; cable: FkField; end: ResolvedField & { column: string }; termination: GenericField };
+  store: { model: ResolvedModel; path: string; isComplete: string; isActive: string; isSplit: string };
+  ends: { model: ResolvedModel; path: FkField; end: string; reachable: string; node: GenericField };
+  endpoints: Set<ResolvedModel>;
+  front: Map<ResolvedModel, { rearPort: FkField; position: string }>;
+  rear: Map<ResolvedModel, { positions: string }>;
+  circuit: Map<ResolvedModel, { circuit: FkField; side: string; ends: FkField[] }>;
+}
+
+const cache = new WeakMap<Registry, PathNodes | null>();
+
+/** The registry's cable path nodes, or null when no model declares the stores (no paths kept). */
+export function pathNodes(registry: Registry): PathNodes | null {
+  if (!cache.has(registry)) cache.set(registry, resolvePathNodes(registry));
+  return cache.get(registry)!;
+}
+
+function resolvePathNodes(registry: Registry): PathNodes | null {
+  const one: Partial<Record<string, ResolvedModel>> = {};
+  const out = { endpoints: new Set(), front: new Map(), rear: new Map(), circuit: new Map() } as Omit<PathNodes, 'cable' | 'termination' | 'store' | 'ends'> & Partial<PathNodes>;
+  for (const model of registry.models.values()) {
+    const w = model.def.path_node;
+    if (!w) continue;
+    const at = (k: string) => `/path_node/${k}`;
+    const field = (k: keyof typeof w, kind?: string): ResolvedField => {
+      const name = w[k];
+      const f = typeof name === 'string' ? model.fields.get(name) : undefined;
+      if (!f || (kind && f.kind !== kind) || (!kind && !f.column)) throw new DefinitionError(model.file, at(k), `"${String(name ?? '')}" is not a ${kind ?? 'stored'} field of ${model.label}`);
+      return f;
+    };
+    const stored = (name: string): string => {
+      const f = model.fields.get(name);
+      if (!f?.column) throw new DefinitionError(model.file, '/path_node', `${model.label} needs a stored "${name}" field`);
+      return f.column;
+    };
+    switch (w.kind) {
+      case 'endpoint':
+        out.endpoints.add(model);
+        break;
+      case 'front_port':
+        out.front.set(model, { rearPort: field('rear_port', 'fk') as FkField, position: field('position').column! });
+        break;
+      case 'rear_port':
+        out.rear.set(model, { positions: field('positions').column! });
+        break;
+      case 'circuit_termination': {
+        const ends = (w.ends ?? []).map((n, i) => {
+          const f = model.fields.get(n);
+          if (f?.kind !== 'fk') throw new DefinitionError(model.file, at(`ends/${i}`), `"${n}" is not a foreign key of ${model.label}`);
+          return f as FkField;
+        });
+        out.circuit.set(model, { circuit: field('circuit', 'fk') as FkField, side: field('side').column!, ends });
+        break;
+      }
+      case 'cable':
+        if (one.cable) throw new DefinitionError(model.file, at('kind'), 'only one model may be the cable');
+        one.cable = model;
+        out.cable = { model, status: field('status') as ResolvedField & { column: string } };
+        break;
+      case 'cable_termination':
+        out.termination = { model, cable: field('cable', 'fk') as FkField, end: field('end') as ResolvedField & { column: string }, termination: field('termination', 'generic_fk') as GenericField };
+        break;
+      case 'path':
+        out.store = { model, path: stored('path'), isComplete: stored('is_complete'), isActive: stored('is_active'), isSplit: stored('is_split') };
+        break;
+      case 'path_end': {
+        const path = model.fields.get('path');
+        const node = model.fields.get('node');
+        if (path?.kind !== 'fk' || node?.kind !== 'generic_fk') throw new DefinitionError(model.file, '/path_node', `${model.label} needs a "path" foreign key and a "node" generic relation`);
+        out.ends = { model, path: path as FkField, end: stored('end'), reachable: stored('reachable'), node: node as GenericField };
+        break;
+      }
+    }
+  }
+  if (!out.store && !out.ends) return null;
+  if (!out.store || !out.ends || !out.cable || !out.termination) throw new DefinitionError('schema', '/path_node', 'cable paths need a path, a path_end, a cable and a cable_termination model');
+  if (out.termination.cable.target !== out.cable.model) throw new DefinitionError(out.termination.model.file, '/path_node/cable', `does not point at ${out.cable.model.label}`);
+  if (out.ends.path.target !== out.store.model) throw new DefinitionError(out.ends.model.file, '/path_node', `"path" does not point at ${out.store.model.label}`);
+  for (const [front, f] of out.front) if (!out.rear.has(f.rearPort.target)) throw new DefinitionError(front.file, '/path_node/rear_port', `${f.rearPort.target.label} is not a rear_port path node`);
+  return out as PathNodes;
+}

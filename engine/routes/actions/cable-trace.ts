@@ -1,0 +1,132 @@
+import type { DetailAction } from '../detail-actions';
+import type { Registry, ResolvedModel } from '../../definitions/registry-types';
+import { pathNodes, type PathNodes } from '../../definitions/path-nodes';
+import type { CallContext } from '../api-context';
+import { actionScope, objectJson } from './action-support';
+import { methodNotAllowed } from '../../errors/http-error';
+import { ident, sql } from '../../sql/fragment';
+import { runRows } from '../../query/statements/run';
+import { sendJson } from '../respond';
+import type { PathNode } from '../../storage/cable-paths';
+
+/**
+ * NetBox's cable trace endpoints, read from the stored paths (engine/storage/cable-paths.ts), never by
+ * walking cables: an endpoint's /trace/ (PathEndpointMixin.trace) and a pass-through port's or circuit
+ * termination's /paths/ (PassThroughPortMixin.paths, CablePathSerializer). Which models may serve them
+ * comes from their `path_node` word.
+ */
+
+/** NetBox's TracedCableSerializer: a plain ModelSerializer, so choices are their raw values. */
+const TRACED_CABLE = ['id', 'url', 'type', 'status', 'label', 'color', 'length', 'length_unit', 'description'];
+
+function tracedCable(full: Record<string, unknown>): Record<string, unknown> {
+  const raw = (v: unknown) => (v !== null && typeof v === 'object' && 'value' in v ? (v as { value: unknown }).value : v);
+  return Object.fromEntries(TRACED_CABLE.map((k) => [k, raw(full[k])]));
+}
+
+/** Each node of a hop in its brief (nested) form; a cable hop as NetBox's traced cable. */
+async function hopObjects(ctx: CallContext, p: PathNodes, hop: PathNode[]): Promise<Array<Record<string, unknown>>> {
+  const out: Array<Record<string, unknown>> = [];
+  for (const [label, id] of hop) {
+    const model = ctx.registry.models.get(label);
+    if (!model) continue;
+    // A node deleted since the path was stored (a path is retraced in the delete's transaction, so only
+    // until that commits) is left out rather than failing the whole answer.
+    const form = model === p.cable.model ? 'full' : 'brief';
+    const obj = await objectJson(ctx, model, id, [], form).catch(() => null);
+    if (obj) out.push(form === 'full' ? tracedCable(obj) : obj);
+  }
+  return out;
+}
+
+function paths(registry: Registry): PathNodes {
+  const p = pathNodes(registry);
+  if (!p) throw new Error('no cable path stores in this registry');
+  return p;
+}
+
+async function requireVisible(ctx: CallContext, model: ResolvedModel, id: number): Promise<void> {
+  await objectJson(ctx, model, id, await actionScope(ctx, model, 'view'), 'brief');
+}
+
+function kindIs(registry: Registry, model: ResolvedModel, kinds: string[]): { pointer: string; message: string } | null {
+  if (!pathNodes(registry)) return { pointer: '', message: 'no model declares the cable path stores (path_node kinds path and path_end)' };
+  const kind = model.def.path_node?.kind;
+  return kind && kinds.includes(kind) ? null : { pointer: '', message: `${model.label} is not a path_node of kind ${kinds.join(' or ')}` };
+}
+
+function getOnly(method: string): void {
+  if (method !== 'GET' && method !== 'HEAD') throw methodNotAllowed(method, ['GET', 'HEAD', 'OPTIONS']);
+}
+
+function docOf(model: ResolvedModel, operationId: string, summary: string, description: string): ReturnType<DetailAction['doc']> {
+  return {
+    pathItem: {
+      get: {
+        operationId,
+        tags: [model.app],
+        summary,
+        description,
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }],
+        responses: {
+          200: { description: summary, content: { 'application/json': { schema: { type: 'array', items: {} } } } },
+          403: { $ref: '#/components/responses/Forbidden' },
+          404: { $ref: '#/components/responses/NotFound' },
+        },
+      },
+    },
+    schemas: {},
+  };
+}
+
+/** GET <endpoint>/{id}/trace/: the stored path as [near ends, cable, far ends] segments. */
+export const traceAction: DetailAction = {
+  methods: ['GET'],
+  options: { type: 'object', additionalProperties: false, properties: {} },
+  check: (registry, model) => kindIs(registry, model, ['endpoint']),
+  async handle(ctx, req, res, { model, id }) {
+    getOnly(req.method);
+    await requireVisible(ctx, model, id);
+    const p = paths(ctx.registry);
+    const e = p.ends;
+    const [row] = await runRows<{ path: PathNode[][] }>(ctx.knex, sql`SELECT "s".${ident(p.store.path)} AS "path" FROM ${ident(e.model.table)} AS "e"
+      JOIN ${ident(p.store.model.table)} AS "s" ON "s"."id" = "e".${ident(e.path.column)}
+      WHERE "e".${ident(e.end)} = 'origin' AND "e".${ident(e.node.typeColumn)} = ${model.label}::text AND "e".${ident(e.node.idColumn)} = ${id}::bigint`);
+    const hops: PathNode[][] = [...(row?.path ?? [])];
+    // As PathEndpoint.trace(): a path ending at a pass-through port gets empty cable and far end; one ending at a site or provider network an empty cable before it.
+    if (hops.length % 3 === 1) hops.push([], []);
+    else if (hops.length % 3 === 2) hops.splice(hops.length - 1, 0, []);
+    const out: unknown[] = [];
+    for (let i = 0; i < hops.length; i += 3) {
+      if (!hops[i]!.length) break;
+      out.push([await hopObjects(ctx, p, hops[i]!), hops[i + 1]!.length ? (await hopObjects(ctx, p, hops[i + 1]!))[0] : [], await hopObjects(ctx, p, hops[i + 2]!)]);
+    }
+    sendJson(req, res, 200, out);
+  },
+  doc: (model, { operationId }) => docOf(model, operationId, 'Trace the cable path', 'Each segment of the stored path as [near ends, cable, far ends].'),
+};
+
+/** GET <pass-through port>/{id}/paths/: every stored path through the object, as NetBox's CablePathSerializer. */
+export const pathsAction: DetailAction = {
+  methods: ['GET'],
+  options: { type: 'object', additionalProperties: false, properties: {} },
+  check: (registry, model) => kindIs(registry, model, ['front_port', 'rear_port', 'circuit_termination']),
+  async handle(ctx, req, res, { model, id }) {
+    getOnly(req.method);
+    await requireVisible(ctx, model, id);
+    const p = paths(ctx.registry);
+    const s = p.store;
+    const probe = JSON.stringify([[[model.label, id]]]);
+    const rows = await runRows<{ id: number | string; path: PathNode[][]; is_active: boolean; is_complete: boolean; is_split: boolean }>(ctx.knex, sql`SELECT "id", ${ident(s.path)} AS "path",
+      ${ident(s.isActive)} AS "is_active", ${ident(s.isComplete)} AS "is_complete", ${ident(s.isSplit)} AS "is_split"
+      FROM ${ident(s.model.table)} WHERE ${ident(s.path)} @> ${probe}::jsonb ORDER BY "id"`);
+    const out: unknown[] = [];
+    for (const r of rows) {
+      const hops: unknown[] = [];
+      for (const hop of r.path) hops.push(await hopObjects(ctx, p, hop));
+      out.push({ id: Number(r.id), path: hops, is_active: r.is_active, is_complete: r.is_complete, is_split: r.is_split });
+    }
+    sendJson(req, res, 200, out);
+  },
+  doc: (model, { operationId }) => docOf(model, operationId, 'The cable paths through the object', 'Every stored cable path passing through the object: id, path (each hop\'s objects, nested), is_active, is_complete, is_split.'),
+};
