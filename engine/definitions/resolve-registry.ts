@@ -256,6 +256,14 @@ function resolveFields(model: ResolvedModel, registry: Registry, file: string): 
     if ((f.secret || f.type === 'password') && !model.private) {
       throw new DefinitionError(file, at, `${f.secret ? 'a secret' : 'a password'} field belongs to a private model: add "private": true`);
     }
+    if (f.occupancy) {
+      if (f.type !== 'inet' || f.array) throw new DefinitionError(file, `${at}/occupancy`, 'occupancy is counted for single inet fields');
+      for (const [i, w] of (f.occupancy.within ?? []).entries()) {
+        const other = def.fields[w];
+        const stored = other && ['fk', 'string', 'slug', 'choice', 'integer', 'positive_integer', 'boolean'].includes(other.type) && !other.array;
+        if (!stored) throw new DefinitionError(file, `${at}/occupancy/within/${i}`, `"${w}" is not a single fk, string, choice, integer or boolean field of ${def.app}.${def.model}`);
+      }
+    }
     if (f.index === 'trigram') {
       if (f.type !== 'string' || f.array) throw new DefinitionError(file, `${at}/index`, 'a trigram index is for single string fields');
       if (f.secret) throw new DefinitionError(file, `${at}/index`, 'a secret is never searched: it takes no trigram index');

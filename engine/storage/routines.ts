@@ -2,6 +2,7 @@ import type { Registry, ResolvedModel } from '../definitions/registry-types';
 import type { RoutineSpec } from './snapshot-types';
 import { quoteIdent as q } from './identifiers';
 import { changeLogRoutines } from './change-log-triggers';
+import { occupancyRoutines } from './occupancy';
 
 /**
  * NetBox's deepmerge (objects merge key by key, recursively; anything else is replaced), for config
@@ -106,11 +107,12 @@ $$`,
 
 /**
  * What the engine's statements need besides the definitions' tables: the deep merge for config context,
- * the auth version that cached credentials are checked against, and the change log's triggers.
+ * the auth version that cached credentials are checked against, the change log's triggers and the
+ * occupancy counts of address fields.
  */
 export function engineRoutines(registry: Registry): Record<string, RoutineSpec> {
   const out: Record<string, RoutineSpec> = { patchbay_jsonb_deep_merge: DEEP_MERGE };
   const auth = authVersion(registry);
   if (auth) out.patchbay_auth_version = auth;
-  return { ...out, ...changeLogRoutines(registry) };
+  return { ...out, ...changeLogRoutines(registry), ...occupancyRoutines(registry) };
 }

@@ -467,6 +467,15 @@ export interface Field {
    */
   index?: 'trigram' | 'btree';
   /**
+   * inet fields: the database keeps, per aligned block of 256 addresses (IPv4 /24, IPv6 /120), how many distinct hosts the rows hold, maintained by triggers in the transaction of every write. Free-space searches (available-ips) then skip full blocks instead of reading every address in use. Also indexes the field's host address in host order.
+   */
+  occupancy?: {
+    /**
+     * Stored fields of this model whose values delimit an address space (an IP address's vrf): counts are kept per combination of their values.
+     */
+    within?: string[];
+  };
+  /**
    * Shown only in its own model's representation (never nested in another object's), in the response that creates the object and afterwards only while ALLOW_TOKEN_RETRIEVAL is true (a token's key). Filtered by exact match of the whole value only; never ordered or searched. The model must be private.
    */
   secret?: boolean;

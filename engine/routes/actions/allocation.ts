@@ -78,10 +78,10 @@ export function columnOf(model: ResolvedModel, name: string): string {
   return f.column;
 }
 
-/** The conditions that keep used rows (alias "c") within the parent's ("p") scope. */
-export function scopeConditions(model: ResolvedModel, created: ResolvedModel, o: AllocationOptions): Sql[] {
+/** The conditions that keep used rows (alias "c", or `alias`) within the parent's ("p") scope. */
+export function scopeConditions(model: ResolvedModel, created: ResolvedModel, o: AllocationOptions, alias = 'c'): Sql[] {
   const pairs = (o.scope ?? []).map((s) => ({ mine: columnOf(created, s), parent: `s_${s}` }));
-  const scope = pairs.map(({ mine, parent }) => sql`${column('c', mine)} IS NOT DISTINCT FROM ${column('p', parent)}`);
+  const scope = pairs.map(({ mine, parent }) => sql`${column(alias, mine)} IS NOT DISTINCT FROM ${column('p', parent)}`);
   const unset = pairs.map(({ parent }) => sql`${column('p', parent)} IS NULL`);
   const when = Object.entries(o.unscoped_when ?? {}).map(([f, values]) => sql`${column('p', `w_${f}`)}::text = ANY(${values.map(String)}::text[])`);
   return scopeOrAll(scope, unset, when.length ? and(when) : null);

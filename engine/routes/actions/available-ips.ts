@@ -1,6 +1,7 @@
 import type { DetailAction } from '../detail-actions';
 import type { ResolvedModel } from '../../definitions/registry-types';
-import { column, ident, join, sql, type Sql } from '../../sql/fragment';
+import { and, column, ident, join, sql, type Sql } from '../../sql/fragment';
+import { BLOCK_SIZE, occupancyOf } from '../../storage/occupancy';
 import { addressesIn, formatAddr } from './address-math';
 import { hostOf } from './free-space';
 import {
@@ -39,10 +40,39 @@ function parentRow(model: ResolvedModel, o: Options, id: number): Sql {
   return sql`SELECT ${join(cols)} FROM ${ident(model.table)} AS "t" WHERE "t"."id" = ${id}::bigint`;
 }
 
-function statement(model: ResolvedModel, created: ResolvedModel, o: Options, id: number, limit: number): Sql {
+/**
+ * The addresses in use, as spans. Where the created type keeps the occupancy of its address field within
+ * exactly the allocation's scope, a full block is one span read from the summary and only the addresses of
+ * blocks that are not full are read (through the host-order index); otherwise every address in the span.
+ * A full block counted in one scope is full in any union of scopes too (a global container's), so the
+ * summary serves the unscoped case as well.
+ */
+function addressSpans(model: ResolvedModel, created: ResolvedModel, o: Options): UsedSpans[] {
   const value = column('c', columnOf(created, o.value));
   const host = hostOf(value);
-  const used: UsedSpans[] = [{ table: created.table, lo: host, hi: host, where: [sql`${value} && inet_merge("p"."first", "p"."last")`, ...scopeConditions(model, created, o)] }];
+  const occupancy = occupancyOf(created, created.fields.get(o.value)!);
+  const within = new Set(occupancy?.within.map((f) => f.name));
+  if (!occupancy || within.size !== (o.scope ?? []).length || !(o.scope ?? []).every((s) => within.has(s))) {
+    return [{ table: created.table, lo: host, hi: host, where: [sql`${value} && inet_merge("p"."first", "p"."last")`, ...scopeConditions(model, created, o)] }];
+  }
+  const last = sql`"c"."block" + ${BLOCK_SIZE - 1}`;
+  const inSpan = [sql`"c"."block" <= "p"."last"`, sql`${last} >= "p"."first"`, ...scopeConditions(model, created, o)];
+  const address = hostOf(column('a', columnOf(created, o.value)));
+  return [
+    { table: occupancy.table, lo: column('c', 'block'), hi: last, where: [sql`"c"."hosts" >= ${BLOCK_SIZE}`, ...inSpan] },
+    {
+      table: occupancy.table,
+      lo: column('u', 'h'),
+      hi: column('u', 'h'),
+      from: sql`${ident(occupancy.table)} AS "c" CROSS JOIN LATERAL (SELECT ${address} AS "h" FROM ${ident(created.table)} AS "a"
+        WHERE ${address} BETWEEN greatest("c"."block", "p"."first") AND least(${last}, "p"."last") AND ${and(scopeConditions(model, created, o, 'a'))}) AS "u"`,
+      where: [sql`"c"."hosts" < ${BLOCK_SIZE}`, ...inSpan],
+    },
+  ];
+}
+
+function statement(model: ResolvedModel, created: ResolvedModel, o: Options, id: number, limit: number): Sql {
+  const used = addressSpans(model, created, o);
   for (const [i, x] of (o.exclude ?? []).entries()) {
     const other = model.modelByLabel(x.of)!;
     const where: Sql[] = Object.entries(x.where ?? {}).map(([f, v]) => sql`${column('c', columnOf(other, f))}::text = ${String(v)}::text`);

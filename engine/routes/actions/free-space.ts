@@ -16,6 +16,8 @@ export interface UsedSpans {
   hi: Sql;
   /** Which rows: conditions over "c" and the parent row "p" (its span is "p"."first" to "p"."last"). */
   where: Sql[];
+  /** FROM items after "p" when more than the table is read (a LATERAL join may refer to "p"); default: the table as "c". */
+  from?: Sql;
 }
 
 /**
@@ -38,7 +40,7 @@ export interface Gap {
  */
 export function gapsStatement(parent: Sql, used: UsedSpans[], extra: Sql[], type: 'inet' | 'bigint', limit: number | null): Sql {
   const spans: Sql[] = used.map(
-    (u) => sql`SELECT greatest(${u.lo}, "p"."first") AS "lo", least(${u.hi}, "p"."last") AS "hi" FROM ${ident(u.table)} AS "c", "p" WHERE ${and([...u.where, sql`${u.lo} <= "p"."last"`, sql`${u.hi} >= "p"."first"`])}`,
+    (u) => sql`SELECT greatest(${u.lo}, "p"."first") AS "lo", least(${u.hi}, "p"."last") AS "hi" FROM "p", ${u.from ?? sql`${ident(u.table)} AS "c"`} WHERE ${and([...u.where, sql`${u.lo} <= "p"."last"`, sql`${u.hi} >= "p"."first"`])}`,
   );
   for (const e of extra) spans.push(sql`SELECT ${e} AS "lo", ${e} AS "hi" FROM "p" WHERE ${e} IS NOT NULL`);
   const t = type === 'inet' ? sql`inet` : sql`bigint`;

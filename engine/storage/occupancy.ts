@@ -1,0 +1,137 @@
+import type { Registry, ResolvedField, ResolvedModel } from '../definitions/registry-types';
+import type { RoutineSpec } from './snapshot-types';
+import { quoteIdent as q, sqlLiteral, sqlName } from './identifiers';
+import { sqlTypeOf } from './column-types';
+
+/**
+ * The occupancy of an address field (the word `"occupancy": {"within": [...]}` on an inet field): for each
+ * combination of the `within` fields' values, how many distinct host addresses each aligned block of
+ * BLOCK_SIZE addresses holds (IPv4 /24, IPv6 /120). A free-space search then reads one row per block and
+ * looks at the addresses of the blocks that are not full only, instead of reading every address in use:
+ * a /16 with 50,000 addresses used is some 200 summary rows and the few hundred addresses of its last block.
+ *
+ * The counts are kept by the database: statement-level triggers on the table recount, for every block a
+ * statement touched, the distinct hosts in it. Writers of the same block are serialised by a
+ * transaction-scoped advisory lock taken before the recount, and the recount is a statement of its own
+ * (a fresh snapshot under READ COMMITTED), so the last writer to commit counts what every earlier one
+ * committed: no interleaving of writers through any number of instances leaves a wrong count.
+ */
+
+/** Host addresses per block. */
+export const BLOCK_SIZE = 256;
+const BLOCK_MASK = { v4: 24, v6: 120 };
+
+export interface Occupancy {
+  /** The summary table. */
+  table: string;
+  /** The model's table and the address column. */
+  of: ResolvedModel;
+  column: string;
+  /** The `within` fields (their columns have the same names in the summary table). */
+  within: ResolvedField[];
+}
+
+/** The address of a value without its mask (/32 or /128): the host it names. Immutable, so it can be indexed. */
+export function hostExpr(value: string): string {
+  return `set_masklen(${value}, CASE WHEN family(${value}) = 4 THEN 32 ELSE 128 END)`;
+}
+
+/** The first host of the block an address lies in (whatever its mask), as a host address. */
+export function blockExpr(value: string): string {
+  return `set_masklen(network(set_masklen(${value}, CASE WHEN family(${value}) = 4 THEN ${BLOCK_MASK.v4} ELSE ${BLOCK_MASK.v6} END)), CASE WHEN family(${value}) = 4 THEN 32 ELSE 128 END)`;
+}
+
+export function occupancyOf(model: ResolvedModel, field: ResolvedField): Occupancy | null {
+  const o = field.def.occupancy;
+  if (!o || !field.column) return null;
+  return {
+    table: sqlName(model.table, field.column, 'occupancy'),
+    of: model,
+    column: field.column,
+    within: (o.within ?? []).map((n) => model.fields.get(n)!),
+  };
+}
+
+export function occupancies(registry: Registry): Occupancy[] {
+  const out: Occupancy[] = [];
+  for (const model of registry.models.values()) {
+    for (const field of model.fieldList) {
+      const o = occupancyOf(model, field);
+      if (o) out.push(o);
+    }
+  }
+  return out.sort((a, b) => a.table.localeCompare(b.table));
+}
+
+function routine(o: Occupancy): RoutineSpec {
+  const base = q(o.of.table);
+  const occ = q(o.table);
+  const col = (alias: string) => `${q(alias)}.${q(o.column)}`;
+  const within = o.within.map((f) => q(f.column!));
+  const host = (alias: string) => hostExpr(col(alias));
+  const fn = q(sqlName('patchbay_occupancy', o.table));
+  const sameWithin = (a: string, b: string) => o.within.map((f) => ` AND ${q(a)}.${q(f.column!)} IS NOT DISTINCT FROM ${q(b)}.${q(f.column!)}`).join('');
+  // The blocks a set of rows (alias "r") lies in, with their within values.
+  const blocksOf = (from: string, where?: string) =>
+    `SELECT ${[...within.map((w) => `"r".${w}`), `${blockExpr(col('r'))} AS "block"`].join(', ')} FROM ${from} WHERE ${col('r')} IS NOT NULL${where ? ` AND ${where}` : ''}`;
+  const changed = `(${[col('r'), ...within.map((w) => `"r".${w}`)].join(', ')}) IS DISTINCT FROM (${[col('n'), ...within.map((w) => `"n".${w}`)].join(', ')})`;
+  const touched = {
+    INSERT: blocksOf('"patchbay_new" AS "r"'),
+    DELETE: blocksOf('"patchbay_old" AS "r"'),
+    UPDATE: `${blocksOf('"patchbay_old" AS "r" JOIN "patchbay_new" AS "n" ON "n"."id" = "r"."id"', changed)}
+      UNION ${blocksOf('"patchbay_new" AS "r" JOIN "patchbay_old" AS "n" ON "n"."id" = "r"."id"', changed)}`,
+  };
+  const lockKey = `hashtextextended(concat_ws('|', ${[sqlLiteral(`occupancy ${o.table}`), ...within.map((w) => `coalesce("t".${w}::text, '')`), 'host("t"."block")'].join(', ')}), 0)`;
+  const recount = (blocks: string) => `PERFORM count(pg_advisory_xact_lock("k")) FROM (SELECT DISTINCT ${lockKey} AS "k" FROM (${blocks}) AS "t" ORDER BY 1) AS "keys";
+    DELETE FROM ${occ} AS "o" USING (SELECT DISTINCT * FROM (${blocks}) AS "d") AS "t" WHERE "o"."block" = "t"."block"${sameWithin('o', 't')};
+    INSERT INTO ${occ} (${[...within, '"block"', '"hosts"'].join(', ')})
+      SELECT ${[...within.map((w) => `"t".${w}`), '"t"."block"', '"x"."n"'].join(', ')} FROM (SELECT DISTINCT * FROM (${blocks}) AS "d") AS "t"
+      CROSS JOIN LATERAL (SELECT count(DISTINCT ${host('c')})::int AS "n" FROM ${base} AS "c"
+        WHERE ${host('c')} BETWEEN "t"."block" AND "t"."block" + ${BLOCK_SIZE - 1}${sameWithin('c', 't')}) AS "x"
+      WHERE "x"."n" > 0;`;
+  const index = q(sqlName(o.of.table, o.column, 'host'));
+  const trigger = (suffix: string) => q(sqlName(o.table, suffix));
+  const columns = [...o.within.map((f) => `${q(f.column!)} ${sqlTypeOf(f)}`), '"block" inet NOT NULL', '"hosts" integer NOT NULL'];
+  return {
+    serves: o.of.table,
+    create: [
+      // Host order, which the btree on the column itself is not (it sorts by network first): the recount
+      // and the free-space search read a block's addresses through it.
+      `CREATE INDEX ${index} ON ${base} ((${hostExpr(q(o.column))}))`,
+      `CREATE TABLE ${occ} (${columns.join(', ')})`,
+      `CREATE INDEX ${q(sqlName(o.table, 'block'))} ON ${occ} ("block")`,
+      `INSERT INTO ${occ} (${[...within, '"block"', '"hosts"'].join(', ')})
+  SELECT ${[...within.map((w) => `"r".${w}`), blockExpr(col('r')), `count(DISTINCT ${host('r')})::int`].join(', ')} FROM ${base} AS "r"
+  WHERE ${col('r')} IS NOT NULL GROUP BY ${o.within.map((_, i) => String(i + 1)).concat(String(o.within.length + 1)).join(', ')}`,
+      // FROM CURRENT: the summary table of the schema this was migrated in, whatever the session's search_path.
+      `CREATE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    ${recount(touched.INSERT)}
+  ELSIF TG_OP = 'UPDATE' THEN
+    ${recount(touched.UPDATE)}
+  ELSE
+    ${recount(touched.DELETE)}
+  END IF;
+  RETURN NULL;
+END
+$$`,
+      `CREATE TRIGGER ${trigger('ins')} AFTER INSERT ON ${base} REFERENCING NEW TABLE AS "patchbay_new" FOR EACH STATEMENT EXECUTE FUNCTION ${fn}()`,
+      `CREATE TRIGGER ${trigger('upd')} AFTER UPDATE ON ${base} REFERENCING OLD TABLE AS "patchbay_old" NEW TABLE AS "patchbay_new" FOR EACH STATEMENT EXECUTE FUNCTION ${fn}()`,
+      `CREATE TRIGGER ${trigger('del')} AFTER DELETE ON ${base} REFERENCING OLD TABLE AS "patchbay_old" FOR EACH STATEMENT EXECUTE FUNCTION ${fn}()`,
+    ],
+    drop: [
+      `DROP TRIGGER IF EXISTS ${trigger('ins')} ON ${base}`,
+      `DROP TRIGGER IF EXISTS ${trigger('upd')} ON ${base}`,
+      `DROP TRIGGER IF EXISTS ${trigger('del')} ON ${base}`,
+      `DROP FUNCTION ${fn}()`,
+      `DROP TABLE ${occ}`,
+      `DROP INDEX IF EXISTS ${index}`,
+    ],
+  };
+}
+
+/** The occupancy routines by name: one per address field with the word. */
+export function occupancyRoutines(registry: Registry): Record<string, RoutineSpec> {
+  return Object.fromEntries(occupancies(registry).map((o) => [sqlName('patchbay_occupancy', o.table), routine(o)]));
+}
