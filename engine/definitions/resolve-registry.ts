@@ -268,6 +268,7 @@ function resolveFields(model: ResolvedModel, registry: Registry, file: string): 
       if (f.type !== 'string' || f.array) throw new DefinitionError(file, `${at}/index`, 'a trigram index is for single string fields');
       if (f.secret) throw new DefinitionError(file, `${at}/index`, 'a secret is never searched: it takes no trigram index');
     }
+    if (f.index === 'containment' && f.type !== 'json') throw new DefinitionError(file, `${at}/index`, 'a containment index is for json fields');
     if (f.json_schema !== undefined) {
       if (f.type !== 'json') throw new DefinitionError(file, `${at}/json_schema`, 'json_schema is for json fields');
       const problem = jsonSchemaProblem(f.json_schema);

@@ -55,6 +55,9 @@ function modelTable(model: ResolvedModel): TableSpec {
     if (field.def.index === 'btree' && !t.indexes[sqlName(model.table, field.column, 'idx')]) {
       t.indexes[sqlName(model.table, field.column, 'idx')] = { columns: [field.column] };
     }
+    if (field.def.index === 'containment') {
+      t.indexes[sqlName(model.table, field.column, 'gin')] = { columns: [field.column], method: 'gin', opclass: 'jsonb_path_ops' };
+    }
     if (field.def.index === 'trigram') {
       t.indexes[sqlName(model.table, field.column, 'trgm')] = { columns: [field.column], method: 'gin', opclass: 'public.gin_trgm_ops' };
     }

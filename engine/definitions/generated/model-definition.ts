@@ -463,9 +463,9 @@ export interface Field {
     private?: boolean;
   };
   /**
-   * string fields: trigram: a trigram index (pg_trgm, GIN) serves the substring lookups (__ic, __nic, __isw, __iew, q) of a large table, whatever the position of the text searched for. btree: a plain index (a column the default ordering or a frequent filter reads, such as the change log's time). The migration that creates the first one creates the pg_trgm extension.
+   * string fields: trigram: a trigram index (pg_trgm, GIN) serves the substring lookups (__ic, __nic, __isw, __iew, q) of a large table, whatever the position of the text searched for. btree: a plain index (a column the default ordering or a frequent filter reads, such as the change log's time). The migration that creates the first one creates the pg_trgm extension. json fields: containment: a GIN index (jsonb_path_ops) serves the engine's containment searches (@>), such as the stored cable paths that run through a cable.
    */
-  index?: 'trigram' | 'btree';
+  index?: 'trigram' | 'btree' | 'containment';
   /**
    * inet fields: the database keeps, per aligned block of 256 addresses (IPv4 /24, IPv6 /120), how many distinct hosts the rows hold, maintained by triggers in the transaction of every write. Free-space searches (available-ips) then skip full blocks instead of reading every address in use. Also indexes the field's host address in host order.
    */
