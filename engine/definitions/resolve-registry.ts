@@ -333,7 +333,16 @@ function resolveModelLists(model: ResolvedModel, file: string, registry: Registr
         if (!f || (!f.column && f.kind !== 'fk') || f.writeOnly) throw new DefinitionError(file, `/fields/${field.name}/shows/${i}`, `"${n}" is not a stored field or foreign key of ${of.label}`);
         return f;
       });
-      field.relatedRows = { where, shows };
+      // pick: each row stands for the object its foreign key names (a bay for the device holding it).
+      let pick: FkField | undefined;
+      if (field.def.pick !== undefined) {
+        const f = of.fields.get(field.def.pick);
+        if (f?.kind !== 'fk' || f.def.plain) throw new DefinitionError(file, `/fields/${field.name}/pick`, `"${field.def.pick}" is not a foreign key of ${of.label}`);
+        if (shows) throw new DefinitionError(file, `/fields/${field.name}/pick`, 'pick shows the named object\'s brief form: it does not go with shows');
+        pick = f;
+      }
+      if (field.def.row_as !== undefined && !pick) throw new DefinitionError(file, `/fields/${field.name}/row_as`, 'row_as adds the row to the object pick names: it needs pick');
+      field.relatedRows = { where, shows, pick, rowAs: field.def.row_as };
     }
     if (field.kind === 'net_count') {
       const at = `/fields/${field.name}`;
