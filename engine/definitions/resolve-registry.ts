@@ -506,8 +506,18 @@ function resolveModelLists(model: ResolvedModel, file: string, registry: Registr
   }
 }
 
-/** only_when / required_when: the path they name reaches a stored field, and a choice field's values are among its choices. */
+/**
+ * only_when / required_when: the path they name reaches a stored field, and a choice field's values are among its
+ * choices. excludes: its field is a boolean of the model, and each path a stored field or a reverse_generic field.
+ */
 function checkConditionalCheck(model: ResolvedModel, file: string, i: number, check: NonNullable<ModelDefinition['checks']>[number]): void {
+  if (check.excludes) {
+    if (model.fields.get(check.field ?? '')?.kind !== 'boolean') throw new DefinitionError(file, `/checks/${i}/field`, `"${check.field ?? ''}" is not a boolean field of ${model.label}: excludes judges a flag`);
+    check.excludes.forEach((path, j) => {
+      if (model.fields.get(path)?.kind === 'reverse_generic') return;
+      if (!resolvePath(model, path)) throw new DefinitionError(file, `/checks/${i}/excludes/${j}`, `"${path}" is not a stored field, a path through foreign keys to one, or a reverse_generic field`);
+    });
+  }
   for (const word of ['only_when', 'required_when'] as const) {
     const spec = check[word];
     if (!spec) continue;

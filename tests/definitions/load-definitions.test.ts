@@ -209,6 +209,13 @@ test('related with pick: pick names a foreign key of the related rows, row_as ne
   expectFault(schemaDir({ 'dcim/widget.json': withField('x', field({ row_as: 'gadget' })), 'dcim/gadget.json': gadget }), 'dcim/widget.json', '/fields/x/row_as', /needs pick/);
 });
 
+test('a check with excludes judges a boolean field, against stored paths or reverse_generic fields', () => {
+  const check = (over: Record<string, unknown>) => widget({ fields: { ...(widget().fields as object), flag: { type: 'boolean', default: false } }, checks: [{ field: 'flag', excludes: ['name'], message: 'no', ...over }] });
+  expect(load(schemaDir({ 'dcim/widget.json': check({}) })).models.get('dcim.widget')).toBeDefined();
+  expectFault(schemaDir({ 'dcim/widget.json': check({ field: 'name' }) }), 'dcim/widget.json', '/checks/0/field', /"name" is not a boolean field/);
+  expectFault(schemaDir({ 'dcim/widget.json': check({ excludes: ['nothing'] }) }), 'dcim/widget.json', '/checks/0/excludes/0', /"nothing" is not a stored field/);
+});
+
 test('a field named like an engine-provided one', () => {
   const dir = schemaDir({ 'dcim/widget.json': withField('display', { type: 'string' }) });
   expectFault(dir, 'dcim/widget.json', '/fields/display', /provided by the engine/);

@@ -101,6 +101,12 @@ export type Check = {
     [k: string]: [string | number | boolean, ...(string | number | boolean)[]];
   };
   /**
+   * With field (a boolean): the field may be true only while none of these is set: paths to stored fields (of this model or through foreign keys), or reverse_generic fields of this model (set when a row of another model points here). NetBox's mark_connected: "Cannot mark as connected with a cable attached."
+   *
+   * @minItems 1
+   */
+  excludes?: [string, ...string[]];
+  /**
    * The error; {path} placeholders (rack.name, group.min_vid) are filled with the values read through those paths.
    */
   message: string;
