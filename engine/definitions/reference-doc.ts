@@ -19,6 +19,7 @@ function kindOf(f: ResolvedField): string {
     case 'count':
       return f.countAcross ? `count of ${f.def.via ?? ''} links from every model` : `count of ${f.countOf?.model.label ?? ''}`;
     case 'related':
+      if (f.relatedRows.pick) return `${f.def.single ? 'one' : 'list of'} ${f.relatedRows.pick.target.label} (the ${f.relatedRows.pick.name} of the ${f.countOf.model.label} by ${f.countOf.via.name}${f.relatedRows.rowAs ? `, with it as ${f.relatedRows.rowAs}` : ''})`;
       return `${f.def.single ? 'one' : 'list of'} ${f.countOf.model.label} (by ${f.countOf.via.name}${Object.keys(f.def.where ?? {}).length ? `, ${Object.entries(f.def.where ?? {}).map(([k, v]) => `${k}=${String(v)}`).join(', ')}` : ''})`;
     case 'alias':
       return `same as ${f.aliasOf.name}`;

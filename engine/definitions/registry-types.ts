@@ -59,8 +59,11 @@ interface KindExtras {
   countAcross: LinkField[];
   /** net_count: the network field, the fields counted rows share with this one, and which way to count. */
   netCount: { net: StoredField; same: ResolvedField[]; direction: 'children' | 'depth' };
-  /** related: fixed column values of the rows listed, and the fields shown of each (brief form when absent). */
-  relatedRows: { where: Where; shows?: ResolvedField[] };
+  /**
+   * related: fixed column values of the rows listed, and the fields shown of each (brief form when absent);
+   * or the object a foreign key of the row names (pick), with the row itself under rowAs.
+   */
+  relatedRows: { where: Where; shows?: ResolvedField[]; pick?: FkField; rowAs?: string };
 }
 
 /**

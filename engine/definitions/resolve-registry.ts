@@ -342,7 +342,16 @@ function resolveModelLists(model: ResolvedModel, file: string, registry: Registr
         if (!f || (!f.column && f.kind !== 'fk') || f.writeOnly) throw new DefinitionError(file, `/fields/${field.name}/shows/${i}`, `"${n}" is not a stored field or foreign key of ${of.label}`);
         return f;
       });
-      field.relatedRows = { where, shows };
+      // pick: each row stands for the object its foreign key names (a bay for the device holding it).
+      let pick: FkField | undefined;
+      if (field.def.pick !== undefined) {
+        const f = of.fields.get(field.def.pick);
+        if (f?.kind !== 'fk' || f.def.plain) throw new DefinitionError(file, `/fields/${field.name}/pick`, `"${field.def.pick}" is not a foreign key of ${of.label}`);
+        if (shows) throw new DefinitionError(file, `/fields/${field.name}/pick`, 'pick shows the named object\'s brief form: it does not go with shows');
+        pick = f;
+      }
+      if (field.def.row_as !== undefined && !pick) throw new DefinitionError(file, `/fields/${field.name}/row_as`, 'row_as adds the row to the object pick names: it needs pick');
+      field.relatedRows = { where, shows, pick, rowAs: field.def.row_as };
     }
     if (field.kind === 'net_count') {
       const at = `/fields/${field.name}`;
@@ -506,8 +515,18 @@ function resolveModelLists(model: ResolvedModel, file: string, registry: Registr
   }
 }
 
-/** only_when / required_when: the path they name reaches a stored field, and a choice field's values are among its choices. */
+/**
+ * only_when / required_when: the path they name reaches a stored field, and a choice field's values are among its
+ * choices. excludes: its field is a boolean of the model, and each path a stored field or a reverse_generic field.
+ */
 function checkConditionalCheck(model: ResolvedModel, file: string, i: number, check: NonNullable<ModelDefinition['checks']>[number]): void {
+  if (check.excludes) {
+    if (model.fields.get(check.field ?? '')?.kind !== 'boolean') throw new DefinitionError(file, `/checks/${i}/field`, `"${check.field ?? ''}" is not a boolean field of ${model.label}: excludes judges a flag`);
+    check.excludes.forEach((path, j) => {
+      if (model.fields.get(path)?.kind === 'reverse_generic') return;
+      if (!resolvePath(model, path)) throw new DefinitionError(file, `/checks/${i}/excludes/${j}`, `"${path}" is not a stored field, a path through foreign keys to one, or a reverse_generic field`);
+    });
+  }
   for (const word of ['only_when', 'required_when'] as const) {
     const spec = check[word];
     if (!spec) continue;

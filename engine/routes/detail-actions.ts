@@ -11,6 +11,7 @@ import { availableIpsAction } from './actions/available-ips';
 import { availablePrefixesAction } from './actions/available-prefixes';
 import { availableNumbersAction } from './actions/available-numbers';
 import { pathsAction, traceAction } from './actions/cable-trace';
+import { rackElevationAction } from './actions/rack-elevation';
 
 /**
  * An endpoint under each object's detail path (/api/<app>/<path>/<id>/<segment>/), named by a definition's
@@ -47,6 +48,7 @@ const ACTIONS: Record<string, DetailAction> = {
   available_numbers: availableNumbersAction,
   trace_path: traceAction,
   paths_through: pathsAction,
+  rack_elevation: rackElevationAction,
 };
 
 export function detailAction(name: string): DetailAction | undefined {

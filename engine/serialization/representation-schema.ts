@@ -89,8 +89,9 @@ function fieldSchema(f: ResolvedField, form: Form, ref: (m: ResolvedModel) => st
     return { type: 'array', items: GENERIC_NESTED };
   }
   if (f.kind === 'related') {
-    const shows = f.relatedRows?.shows;
-    const one: JsonSchema = shows
+    const { shows, pick, rowAs } = f.relatedRows;
+    const picked: JsonSchema | null = pick ? (rowAs ? { allOf: [{ $ref: ref(pick.target) }, { type: 'object', required: [rowAs], properties: { [rowAs]: { $ref: ref(f.countOf.model) } } }] } : { $ref: ref(pick.target) }) : null;
+    const one: JsonSchema = picked ? picked : shows
       ? {
           type: 'object',
           required: ['id', 'url', 'display', ...shows.map((s) => s.name)],

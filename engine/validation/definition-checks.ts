@@ -25,6 +25,21 @@ function valueAt(model: ResolvedModel, path: string, locked = false): Sql {
   return route.value(f.column, locked);
 }
 
+/**
+ * Whether a path is set on the row "t": a stored value, or for a reverse_generic field of the model, a row of
+ * another model pointing here (an interface's cable termination). Such a row cannot be locked before it
+ * exists; a cable attached concurrently is not judged here, as NetBox judges it only on the component's own save.
+ */
+function isSet(model: ResolvedModel, path: string): Sql {
+  const f = model.fields.get(path);
+  if (f?.kind === 'reverse_generic') {
+    const { model: holder, via, where } = f.reverse;
+    const fixed = Object.entries(where).map(([col, v]) => sql`${column('x', col)} = ${v}`);
+    return sql`EXISTS (SELECT 1 FROM ${ident(holder.table)} AS "x" WHERE ${and([sql`${column('x', via.typeColumn)} = ${model.label}::text`, sql`${column('x', via.idColumn)} = "t"."id"`, ...fixed])})`;
+  }
+  return sql`(${valueAt(model, path, true)}) IS NOT NULL`;
+}
+
 /** What a check compares of a value: the value, or its IP family or mask length (an IP range's two ends). */
 function compared(value: Sql, compare: Check['compare']): Sql {
   if (compare === 'family') return sql`family((${value})::inet)`;
@@ -52,6 +67,10 @@ function brokenWhen(model: ResolvedModel, check: Check): Sql {
   }
   if (check.any_of) return join(check.any_of.map((p) => sql`(${valueAt(model, p, true)}) IS NULL`), ' AND ');
   if (check.at_most_one) return sql`(${join(check.at_most_one.map((p) => sql`(CASE WHEN (${valueAt(model, p, true)}) IS NULL THEN 0 ELSE 1 END)`), ' + ')}) > 1`;
+  if (check.excludes && check.field) {
+    const present = check.excludes.map((p) => isSet(model, p));
+    return sql`COALESCE((${valueAt(model, check.field, true)}), FALSE) AND (${join(present, ' OR ')})`;
+  }
   const conditional = check.only_when ?? check.required_when;
   if (conditional && check.field) {
     const [path, values] = Object.entries(conditional)[0]!;

@@ -64,9 +64,19 @@ async function measureScenarios(api: ApiClient, ctx: ScenarioContext, endpoints:
       run.skipped.push({ name: sc.name, reason: `${unseeded.join(', ')} not seeded` });
       continue;
     }
-    const reqPath = sc.path(ctx);
+    let own = ctx;
+    if (sc.setup) {
+      try {
+        own = await sc.setup(api, ctx);
+      } catch (e) {
+        run.failures.push(`${sc.name}: setup failed: ${(e as Error).message}`);
+        log(`  ${sc.name}: setup FAILED`);
+        continue;
+      }
+    }
+    const reqPath = sc.path(own);
     const first = await api.get(reqPath);
-    const verify = sc.verify(ctx)(first.status, first.json);
+    const verify = sc.verify(own)(first.status, first.json);
     const result: ScenarioResult = {
       name: sc.name, inBaseline: sc.inBaseline, request: `GET ${reqPath}`, verify, respKiB: first.bytes / 1024, points: [],
     };

@@ -4,12 +4,16 @@ import {
 import { ENDPOINTS as EP } from './seed-plan';
 import type { RawQuery } from './raw-sql';
 import { expectDetail, expectList, type Verifier } from './verify';
+import type { ApiClient } from './http-client';
+import { buildTraceTopology, expectTrace, type TraceTopology } from './trace-topology';
 
 /** What a scenario can see once the seed ran. */
 export interface ScenarioContext {
   shape: DataShape;
   /** Ids created per endpoint, in creation order ([] when not seeded). */
   ids(endpoint: string): number[];
+  /** What the scenario's own setup built (the trace scenario's cabled interfaces). */
+  trace?: TraceTopology;
 }
 
 /** One row group of the baseline's table: a GET, how to check its answer, and its raw-SQL equivalent. */
@@ -19,6 +23,8 @@ export interface Scenario {
   inBaseline: boolean;
   /** Endpoints that must be seeded for the scenario to run. */
   needs: string[];
+  /** Data of its own, built over HTTP before the scenario's first request (after the seed). */
+  setup?(api: ApiClient, ctx: ScenarioContext): Promise<ScenarioContext>;
   path(ctx: ScenarioContext): string;
   verify(ctx: ScenarioContext): Verifier;
   raw?(ctx: ScenarioContext): RawQuery;
@@ -154,6 +160,15 @@ export const SCENARIOS: Scenario[] = [
       table: 'dcim_device', select: 'full', orderBy: ['t."id"'], limit: 1, count: false,
       where: { sql: 't."id" = ?', bindings: [middle(ctx.ids(EP.devices))] },
     }),
+  },
+  {
+    // Not in the baseline: NetBox's trace of an interface cabled through two patch panels, read from the stored path.
+    name: 'interface_trace',
+    inBaseline: false,
+    needs: [EP.devices, EP.interfaces],
+    setup: async (api, ctx) => ({ ...ctx, trace: await buildTraceTopology(api) }),
+    path: (ctx) => `/api/${EP.interfaces}/${ctx.trace?.origin ?? 0}/trace/`,
+    verify: (ctx) => expectTrace(ctx.trace ?? { origin: 0, far: 0 }),
   },
   plainList('vlans_list_1000', EP.vlans, 'ipam_vlan', ORDER.vlan, 1000),
   {

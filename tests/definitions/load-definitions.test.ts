@@ -195,6 +195,27 @@ test('count via a field that is not a foreign key to the model', () => {
   expectFault(dir, 'dcim/widget.json', '/fields/gadget_count/via', /"name" is not a foreign key of dcim\.gadget to dcim\.widget/);
 });
 
+test('related with pick: pick names a foreign key of the related rows, row_as needs pick', () => {
+  const gadget = { ...widget({ model: 'gadget', path: 'gadgets', choice_sets: {} }), fields: {
+    name: { type: 'string', max_length: 10 },
+    holder: { type: 'fk', to: 'dcim.widget', null: true, on_delete: 'set_null' },
+    held: { type: 'fk', to: 'dcim.widget', null: true, on_delete: 'set_null' },
+  } };
+  const field = (over: Record<string, unknown>) => ({ type: 'related', of: 'dcim.gadget', via: 'held', single: true, ...over });
+  const ok = schemaDir({ 'dcim/widget.json': withField('holder_widget', field({ pick: 'holder', row_as: 'gadget' })), 'dcim/gadget.json': gadget });
+  const rows = load(ok).models.get('dcim.widget')!.fields.get('holder_widget')!.relatedRows!;
+  expect([rows.pick?.name, rows.rowAs]).toEqual(['holder', 'gadget']);
+  expectFault(schemaDir({ 'dcim/widget.json': withField('x', field({ pick: 'name' })), 'dcim/gadget.json': gadget }), 'dcim/widget.json', '/fields/x/pick', /"name" is not a foreign key of dcim\.gadget/);
+  expectFault(schemaDir({ 'dcim/widget.json': withField('x', field({ row_as: 'gadget' })), 'dcim/gadget.json': gadget }), 'dcim/widget.json', '/fields/x/row_as', /needs pick/);
+});
+
+test('a check with excludes judges a boolean field, against stored paths or reverse_generic fields', () => {
+  const check = (over: Record<string, unknown>) => widget({ fields: { ...(widget().fields as object), flag: { type: 'boolean', default: false } }, checks: [{ field: 'flag', excludes: ['name'], message: 'no', ...over }] });
+  expect(load(schemaDir({ 'dcim/widget.json': check({}) })).models.get('dcim.widget')).toBeDefined();
+  expectFault(schemaDir({ 'dcim/widget.json': check({ field: 'name' }) }), 'dcim/widget.json', '/checks/0/field', /"name" is not a boolean field/);
+  expectFault(schemaDir({ 'dcim/widget.json': check({ excludes: ['nothing'] }) }), 'dcim/widget.json', '/checks/0/excludes/0', /"nothing" is not a stored field/);
+});
+
 test('a field named like an engine-provided one', () => {
   const dir = schemaDir({ 'dcim/widget.json': withField('display', { type: 'string' }) });
   expectFault(dir, 'dcim/widget.json', '/fields/display', /provided by the engine/);

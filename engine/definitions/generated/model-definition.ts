@@ -101,6 +101,12 @@ export type Check = {
     [k: string]: [string | number | boolean, ...(string | number | boolean)[]];
   };
   /**
+   * With field (a boolean): the field may be true only while none of these is set: paths to stored fields (of this model or through foreign keys), or reverse_generic fields of this model (set when a row of another model points here). NetBox's mark_connected: "Cannot mark as connected with a cable attached."
+   *
+   * @minItems 1
+   */
+  excludes?: [string, ...string[]];
+  /**
    * The error; {path} placeholders (rack.name, group.min_vid) are filled with the values read through those paths.
    */
   message: string;
@@ -520,9 +526,13 @@ export interface Field {
    */
   shows?: string[];
   /**
-   * reverse_generic: the field of the row pointing here to show (e.g. cable).
+   * reverse_generic: the field of the row pointing here to show (e.g. cable). related: a foreign key of each row; the object it names is shown (its brief form) instead of the row (a device's parent_device: the device of the bay it is installed in).
    */
   pick?: string;
+  /**
+   * related with pick: the row itself (its brief form) is added to the picked object under this name, as NetBox's parent_device carries its device_bay.
+   */
+  row_as?: string;
   /**
    * reverse_generic: value (default) or exists (a boolean); link_peers: objects (default), type (their type label), reachable (true when connected, else null), status (NetBox's connection_status {value, label}). endpoints: the peers, or null when the object has no link (connected_endpoints). net_count: children (networks inside this one) or depth (networks containing it).
    */

@@ -786,6 +786,11 @@ export interface DcimDevice {
   } | null;
   latitude: number | null;
   longitude: number | null;
+  parent_device:
+    | (DcimDeviceBrief & {
+        device_bay: DcimDevicebayBrief;
+      })
+    | null;
   status: {
     value: 'offline' | 'active' | 'planned' | 'staged' | 'failed' | 'inventory' | 'decommissioning';
     label: string;
@@ -873,6 +878,17 @@ export interface DcimRackBrief {
   id: number;
   url: string;
   display: string;
+  name: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "DcimDevicebayBrief".
+ */
+export interface DcimDevicebayBrief {
+  id: number;
+  url: string;
+  display: string;
+  device: DcimDeviceBrief | null;
   name: string;
 }
 /**
@@ -4538,17 +4554,6 @@ export interface DcimConsoleserverporttemplateBrief {
   id: number;
   url: string;
   display: string;
-  name: string;
-}
-/**
- * This interface was referenced by `Records`'s JSON-Schema
- * via the `definition` "DcimDevicebayBrief".
- */
-export interface DcimDevicebayBrief {
-  id: number;
-  url: string;
-  display: string;
-  device: DcimDeviceBrief | null;
   name: string;
 }
 /**

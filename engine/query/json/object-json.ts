@@ -327,6 +327,18 @@ export class JsonCompiler {
           ? sql`${column(r, via.column)} = ${column(alias, 'id')}`
           : sql`FALSE`;
     const conditions = [pointsHere, ...this.where(r, where)];
+    const { pick, rowAs } = f.relatedRows;
+    if (pick) {
+      // The object the row's foreign key names, in its brief form, with the row itself under rowAs (a device's
+      // parent_device: the device holding the bay, and the bay). A correlated sub-select like the rest: no query per row.
+      if (depth > MAX_NESTING) return sql`NULL::json`;
+      const o = this.alias();
+      const entries = this.columns(pick.target, o, 'brief', true, new Set(), depth);
+      if (rowAs) entries.push([rowAs, this.object(of, r, 'brief', { nested: true, depth: depth + 1 })]);
+      const from = sql`FROM ${ident(of.table)} AS ${ident(r)} JOIN ${ident(pick.target.table)} AS ${ident(o)} ON ${column(o, 'id')} = ${column(r, pick.column)} WHERE ${and(conditions)}`;
+      if (f.def.single) return sql`(SELECT ${this.record(entries)} ${from} ORDER BY ${column(r, 'id')} LIMIT 1)`;
+      return this.array(this.record(entries), from, column(r, 'id'));
+    }
     const item = shows ? this.shown(of, r, shows, depth) : this.object(of, r, 'brief', { nested: true, depth });
     const from = sql`FROM ${ident(of.table)} AS ${ident(r)} WHERE ${and(conditions)}`;
     if (f.def.single) return sql`(SELECT ${item} ${from} ORDER BY ${column(r, 'id')} LIMIT 1)`;
