@@ -215,6 +215,30 @@ describe('trace and paths endpoints read the stored path', () => {
     expect(Object.keys(paths[0]!).sort()).toEqual(['id', 'is_active', 'is_complete', 'is_split', 'path']);
   });
 
+  test('a trace costs the same statements whatever the length of the path; so do the paths through a port', async () => {
+    const statements = async (path: string) => {
+      t.queries.reset();
+      await get(path);
+      return t.queries.count;
+    };
+    const [a, b] = [await iface(await device()), await iface(await device())];
+    await cable([end('dcim.interface', a)], [end('dcim.interface', b)]);
+    const direct = await statements(`dcim/interfaces/${a.id}/trace`);
+    const [x, y] = [await iface(await device()), await iface(await device())];
+    const [p1, p2] = [await panel(), await panel()];
+    await cable([end('dcim.interface', x)], [end('dcim.frontport', p1.fronts[0]!)]);
+    await cable([end('dcim.rearport', p1.rear)], [end('dcim.rearport', p2.rear)]);
+    await cable([end('dcim.frontport', p2.fronts[0]!)], [end('dcim.interface', y)]);
+    expect(await statements(`dcim/interfaces/${x.id}/trace`)).toBe(direct);
+    const [q1, q2] = [await panel(4), await panel(4)];
+    await cable([end('dcim.rearport', q1.rear)], [end('dcim.rearport', q2.rear)]);
+    await cable([end('dcim.interface', await iface(await device()))], [end('dcim.frontport', q1.fronts[0]!)]);
+    const one = await statements(`dcim/rear-ports/${q1.rear.id}/paths`);
+    for (let i = 1; i < 4; i++) await cable([end('dcim.interface', await iface(await device()))], [end('dcim.frontport', q1.fronts[i]!)]);
+    expect((await get(`dcim/rear-ports/${q1.rear.id}/paths`)) as unknown as Json[]).toHaveLength(4);
+    expect(await statements(`dcim/rear-ports/${q1.rear.id}/paths`)).toBe(one);
+  });
+
   test('a path broken mid-way ends with an empty cable and far end; a rear port of 4 positions carries 8 paths', async () => {
     const a = await iface(await device());
     const p1 = await panel();

@@ -3,8 +3,10 @@ import type { Registry, ResolvedModel } from '../../definitions/registry-types';
 import { pathNodes, type PathNodes } from '../../definitions/path-nodes';
 import type { CallContext } from '../api-context';
 import { actionScope, objectJson } from './action-support';
+import { jsonOptions } from '../read-handlers';
+import { representationOf } from '../../query/json/compiled-representations';
 import { methodNotAllowed } from '../../errors/http-error';
-import { ident, sql } from '../../sql/fragment';
+import { ident, join, sql } from '../../sql/fragment';
 import { runRows } from '../../query/statements/run';
 import { sendJson } from '../respond';
 import type { PathNode } from '../../storage/cable-paths';
@@ -24,19 +26,47 @@ function tracedCable(full: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(TRACED_CABLE.map((k) => [k, raw(full[k])]));
 }
 
-/** Each node of a hop in its brief (nested) form; a cable hop as NetBox's traced cable. */
-async function hopObjects(ctx: CallContext, p: PathNodes, hop: PathNode[]): Promise<Array<Record<string, unknown>>> {
-  const out: Array<Record<string, unknown>> = [];
-  for (const [label, id] of hop) {
-    const model = ctx.registry.models.get(label);
-    if (!model) continue;
-    // A node deleted since the path was stored (a path is retraced in the delete's transaction, so only
-    // until that commits) is left out rather than failing the whole answer.
-    const form = model === p.cable.model ? 'full' : 'brief';
-    const obj = await objectJson(ctx, model, id, [], form).catch(() => null);
-    if (obj) out.push(form === 'full' ? tracedCable(obj) : obj);
+type Objects = Map<string, Record<string, unknown>>;
+const keyOf = (label: string, id: number | string) => `${label}:${String(id)}`;
+
+/**
+ * Every node of the given paths in its brief (nested) form, a cable in its full form: one statement
+ * whatever the length of the paths, one SELECT per type on them joined by UNION ALL.
+ */
+async function nodeObjects(ctx: CallContext, p: PathNodes, paths: PathNode[][][]): Promise<Objects> {
+  const ids = new Map<ResolvedModel, Set<number>>();
+  for (const hop of paths.flat()) {
+    for (const [label, id] of hop) {
+      const model = ctx.registry.models.get(label);
+      if (!model) continue;
+      if (!ids.has(model)) ids.set(model, new Set());
+      ids.get(model)!.add(Number(id));
+    }
+  }
+  const out: Objects = new Map();
+  if (!ids.size) return out;
+  const json = jsonOptions(ctx);
+  const selects = [...ids].map(([model, set]) => {
+    const object = representationOf(ctx.registry, model, model === p.cable.model ? 'full' : 'brief', new Set(), json.revealSecrets);
+    return sql`SELECT ${model.label}::text AS "label", "t"."id", (${object})::text AS "body" FROM ${ident(model.table)} AS "t" WHERE "t"."id" = ANY(${[...set]}::bigint[])`;
+  });
+  const rows = await runRows<{ label: string; id: number | string; body: string }>(ctx.knex, join(selects, ' UNION ALL ').bindParams({ origin: json.origin }));
+  for (const r of rows) {
+    const obj = JSON.parse(r.body) as Record<string, unknown>;
+    out.set(keyOf(r.label, r.id), r.label === p.cable.model.label ? tracedCable(obj) : obj);
   }
   return out;
+}
+
+/**
+ * A hop's objects, in path order. A node deleted since the path was stored (a path is retraced in the
+ * delete's transaction, so only until that commits) is left out rather than failing the whole answer.
+ */
+function hopObjects(objects: Objects, hop: PathNode[]): Array<Record<string, unknown>> {
+  return hop.flatMap(([label, id]) => {
+    const obj = objects.get(keyOf(label, id));
+    return obj ? [obj] : [];
+  });
 }
 
 function paths(registry: Registry): PathNodes {
@@ -96,10 +126,11 @@ export const traceAction: DetailAction = {
     // As PathEndpoint.trace(): a path ending at a pass-through port gets empty cable and far end; one ending at a site or provider network an empty cable before it.
     if (hops.length % 3 === 1) hops.push([], []);
     else if (hops.length % 3 === 2) hops.splice(hops.length - 1, 0, []);
+    const objects = await nodeObjects(ctx, p, [hops]);
     const out: unknown[] = [];
     for (let i = 0; i < hops.length; i += 3) {
       if (!hops[i]!.length) break;
-      out.push([await hopObjects(ctx, p, hops[i]!), hops[i + 1]!.length ? (await hopObjects(ctx, p, hops[i + 1]!))[0] : [], await hopObjects(ctx, p, hops[i + 2]!)]);
+      out.push([hopObjects(objects, hops[i]!), hops[i + 1]!.length ? (hopObjects(objects, hops[i + 1]!)[0] ?? []) : [], hopObjects(objects, hops[i + 2]!)]);
     }
     sendJson(req, res, 200, out);
   },
@@ -120,12 +151,8 @@ export const pathsAction: DetailAction = {
     const rows = await runRows<{ id: number | string; path: PathNode[][]; is_active: boolean; is_complete: boolean; is_split: boolean }>(ctx.knex, sql`SELECT "id", ${ident(s.path)} AS "path",
       ${ident(s.isActive)} AS "is_active", ${ident(s.isComplete)} AS "is_complete", ${ident(s.isSplit)} AS "is_split"
       FROM ${ident(s.model.table)} WHERE ${ident(s.path)} @> ${probe}::jsonb ORDER BY "id"`);
-    const out: unknown[] = [];
-    for (const r of rows) {
-      const hops: unknown[] = [];
-      for (const hop of r.path) hops.push(await hopObjects(ctx, p, hop));
-      out.push({ id: Number(r.id), path: hops, is_active: r.is_active, is_complete: r.is_complete, is_split: r.is_split });
-    }
+    const objects = await nodeObjects(ctx, p, rows.map((r) => r.path));
+    const out = rows.map((r) => ({ id: Number(r.id), path: r.path.map((hop) => hopObjects(objects, hop)), is_active: r.is_active, is_complete: r.is_complete, is_split: r.is_split }));
     sendJson(req, res, 200, out);
   },
   doc: (model, { operationId }) => docOf(model, operationId, 'The cable paths through the object', 'Every stored cable path passing through the object: id, path (each hop\'s objects, nested), is_active, is_complete, is_split.'),
