@@ -8,9 +8,10 @@ import { fileFields } from '../storage/stored-files';
 
 /**
  * Plain writes: those that come down to writing the objects' own rows, which the engine can write
- * set-based (many objects, one statement) or answer in the same statement (one object). Links, child
- * rows, tree parents, named validators and role hooks each need statements of their own, and so do
- * stored files (the files a row stops naming are noted before it changes).
+ * set-based (many objects, one statement) or answer in the same statement (one object). Links need
+ * statements of their own (set-based too, for many objects); child rows, tree parents, named validators
+ * and role hooks are written object by object, and so are stored files (the files a row stops naming are
+ * noted before it changes).
  */
 
 /** Whether the model's writes can ever be plain. */
@@ -23,6 +24,11 @@ export function writesOnlyRow(model: ResolvedModel, write: PreparedWrite, creati
   if (write.links.size || write.children.size || !fitsRowSet(model, write.columns)) return false;
   if (creating && !Object.keys(write.columns).length) return false;
   return !model.fieldList.some((f) => f.def.validators?.length && f.column && f.column in write.columns);
+}
+
+/** Whether one prepared object's write writes its own row and links (many-to-many, tags) only: a bulk write can do both set-based. */
+export function writesRowAndLinks(model: ResolvedModel, write: PreparedWrite, creating: boolean): boolean {
+  return writesOnlyRow(model, { ...write, links: new Map() }, creating);
 }
 
 /**

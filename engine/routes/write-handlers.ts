@@ -3,10 +3,10 @@ import type { ResolvedModel } from '../definitions/registry-types';
 import { prepareWrite, type Prepared, type PreparedWrite, type StoredUpload, type WriteMode } from '../validation/prepare-write';
 import { noteFilesLeft, removeFiles, takeFilesLeft } from '../storage/stored-files';
 import { insertRowSet, updateRowSet } from '../storage/write-row-sets';
-import { modelWritesPlainly, writesOnlyRow } from './plain-writes';
+import { modelWritesPlainly, writesRowAndLinks } from './plain-writes';
 import { createInOneStatement, updateInOneStatement } from './one-statement-writes';
 import { ValidationError, type FieldErrors } from '../validation/field-errors';
-import { insertRow, setLinks, updateRow, setChildren, childConstraintErrors } from '../storage/write-rows';
+import { insertRow, setLinks, setLinksOfMany, updateRow, setChildren, childConstraintErrors } from '../storage/write-rows';
 import { deleteObjects, GenericProtectedError, protectingObjects } from '../storage/delete-objects';
 import { refusedDelete } from './refused-delete';
 import { asPgError, constraintErrors, FK_VIOLATION, isRetryable, RESTRICT_VIOLATION } from '../storage/db-errors';
@@ -76,9 +76,9 @@ class RowSetRefused extends Error {
   }
 }
 
-/** Whether prepared elements can be written set-based: one statement per group of elements setting the same columns. */
+/** Whether prepared elements can be written set-based: one statement per group of elements setting the same columns, two per join table. */
 function fitsSetWrite(model: ResolvedModel, writes: readonly PreparedWrite[], creating: boolean): boolean {
-  return modelWritesPlainly(model) && writes.every((w) => writesOnlyRow(model, w, creating));
+  return modelWritesPlainly(model) && writes.every((w) => writesRowAndLinks(model, w, creating));
 }
 
 /** Elements grouped by the columns they set, each group in request order. */
@@ -110,8 +110,19 @@ async function writeSet(trx: Trx, model: ResolvedModel, writes: readonly Prepare
       } else {
         await updateRowSet(trx, model, names, group.map((g) => ({ id: g.id!, columns: g.write.columns })), new Set(group[0]!.write.mergeColumns));
         for (const g of group) out[g.i] = g.id!;
+        // As one object's write: a change of links alone still changes the object (last_updated, its change).
+        const linksOnly = names.length ? [] : group.filter((g) => g.write.links.size).map((g) => g.id!);
+        if (linksOnly.length) await runRows(trx, sql`UPDATE ${ident(model.table)} SET ${model.lastUpdated ? sql`"last_updated" = now()` : sql`"id" = "id"`} WHERE "id" = ANY(${linksOnly}::bigint[])`);
       }
     }
+    const links = new Map<string, Array<{ source: number; targets: number[] }>>();
+    for (const item of items) {
+      for (const [table, targets] of item.write.links) {
+        if (!links.has(table)) links.set(table, []);
+        links.get(table)!.push({ source: out[item.i]!, targets });
+      }
+    }
+    for (const [table, set] of links) await setLinksOfMany(trx, table, set, ids[0] !== undefined);
   } catch (e) {
     // Integrity (23) and data (22) errors belong to some element; written one at a time, each is told.
     const code = asPgError(e)?.code ?? '';

@@ -38,6 +38,23 @@ export async function setLinks(db: Db, joinTable: string, sourceId: number, targ
   }
 }
 
+/**
+ * Replaces the links of many objects in a join table, in two statements whatever their number: the links
+ * no longer given are deleted (`replacing`: the objects existed before), then the given ones inserted.
+ */
+export async function setLinksOfMany(db: Db, joinTable: string, links: ReadonlyArray<{ source: number; targets: readonly number[] }>, replacing: boolean): Promise<void> {
+  const t = ident(joinTable);
+  const sources = links.flatMap((l) => l.targets.map(() => l.source));
+  const targets = links.flatMap((l) => l.targets);
+  if (replacing) {
+    await runRows(db, sql`DELETE FROM ${t} AS "j" WHERE "j"."source_id" = ANY(${links.map((l) => l.source)}::bigint[])
+      AND NOT EXISTS (SELECT 1 FROM unnest(${sources}::bigint[], ${targets}::bigint[]) AS "k"("s", "t") WHERE "k"."s" = "j"."source_id" AND "k"."t" = "j"."target_id")`);
+  }
+  if (targets.length) {
+    await runRows(db, sql`INSERT INTO ${t} ("source_id", "target_id") SELECT "s", "t" FROM unnest(${sources}::bigint[], ${targets}::bigint[]) AS "k"("s", "t") ON CONFLICT DO NOTHING`);
+  }
+}
+
 /** Deletes rows by id; returns the ids that existed. The files they name are removed once the transaction commits (stored-files). */
 export async function deleteRows(db: Db, model: ResolvedModel, ids: number[]): Promise<number[]> {
   await noteFilesLeft(db, model, ids);

@@ -311,6 +311,39 @@ describe('set-based bulk writes', () => {
     for (const s of after) expect(s.description).toBe(`hundred ${made.findIndex((m) => m.id === s.id)}`);
   });
 
+  test('tags of 100 objects are written in one statement per join table; a change replaces each element\'s own tags only', async () => {
+    const [red, blue] = [
+      (await t.api.post('/api/extras/tags/').set(t.auth).send({ name: 'Set red', slug: 'set-red' })).body as { id: number },
+      (await t.api.post('/api/extras/tags/').set(t.auth).send({ name: 'Set blue', slug: 'set-blue' })).body as { id: number },
+    ];
+    const joinWrites = () => t.queries.log.filter((q) => /^(INSERT INTO|DELETE FROM) "dcim_site_tags"/.test(q.trim())).length;
+    const body = sites(100, 'tagged').map((s, i) => ({ ...s, tags: i % 2 ? [red.id, blue.id] : [red.id] }));
+    t.queries.reset();
+    const res = await t.api.post(SITES).set(t.auth).send(body);
+    expect(res.status).toBe(201);
+    expect(joinWrites()).toBe(1);
+    const made = res.body as Array<{ id: number; tags: Array<{ slug: string }>; last_updated: string }>;
+    expect(made.map((s) => s.tags.map((x) => x.slug).sort())).toEqual(body.map((_, i) => (i % 2 ? ['set-blue', 'set-red'] : ['set-red'])));
+    expect(norm(made)).toEqual(await reread(SITES, made.map((s) => s.id)));
+    // Tags alone change on the first two; the third changes only its description and keeps its tags.
+    t.queries.reset();
+    const patched = await t.api.patch(SITES).set(t.auth).send([
+      { id: made[0]!.id, tags: [blue.id] },
+      { id: made[1]!.id, tags: [] },
+      { id: made[2]!.id, description: 'no tag change' },
+    ]);
+    expect(patched.status).toBe(200);
+    expect(joinWrites()).toBeLessThanOrEqual(2);
+    const after = patched.body as Array<{ tags: Array<{ slug: string }>; last_updated: string; description: string }>;
+    expect(after.map((s) => s.tags.map((x) => x.slug))).toEqual([['set-blue'], [], ['set-red']]);
+    expect(after[2]!.description).toBe('no tag change');
+    // A change of tags alone is a change of the object, as one object's write: last_updated moves and the log shows the new tags.
+    expect(Date.parse(after[0]!.last_updated)).toBeGreaterThan(Date.parse(made[0]!.last_updated));
+    const log = (await t.api.get(`/api/extras/object-changes/?changed_object_type=dcim.site&changed_object_id=${made[0]!.id}&action=update`).set(t.auth)).body.results as Array<{ postchange_data: { tags: string[] } }>;
+    expect(log).toHaveLength(1);
+    expect(log[0]!.postchange_data.tags).toEqual(['Set blue']);
+  });
+
   test('created in request order, each element with its own columns and values', async () => {
     const body = [
       { name: 'Set order b', slug: 'set-order-b', status: 'planned' },
