@@ -11,10 +11,13 @@ import { sqlTypeOf } from './column-types';
  * a /16 with 50,000 addresses used is some 200 summary rows and the few hundred addresses of its last block.
  *
  * The counts are kept by the database: statement-level triggers on the table recount, for every block a
- * statement touched, the distinct hosts in it. Writers of the same block are serialised by a
- * transaction-scoped advisory lock taken before the recount, and the recount is a statement of its own
- * (a fresh snapshot under READ COMMITTED), so the last writer to commit counts what every earlier one
- * committed: no interleaving of writers through any number of instances leaves a wrong count.
+ * statement touched, the distinct hosts in it, after a transaction-scoped advisory lock on the block and in
+ * a statement of its own (a fresh snapshot under READ COMMITTED). A writer that takes hosts out of a block
+ * (a delete, an address or scope moved away) holds that lock alone, so it counts what every earlier writer
+ * committed; writers that only add hosts share it, and each may count without the others' rows. So a
+ * stored count never exceeds the truth (a block called full is full), a block with any host has a row
+ * (every writer counts its own rows), and a count left short by a race only makes the search read that
+ * block's addresses, until the next write to it counts again.
  */
 
 /** Host addresses per block. */
@@ -71,24 +74,33 @@ function routine(o: Occupancy): RoutineSpec {
   const host = (alias: string) => hostExpr(col(alias));
   const fn = q(sqlName('patchbay_occupancy', o.table));
   const sameWithin = (a: string, b: string) => o.within.map((f) => ` AND ${q(a)}.${q(f.column!)} IS NOT DISTINCT FROM ${q(b)}.${q(f.column!)}`).join('');
-  // The blocks a set of rows (alias "r") lies in, with their within values.
-  const blocksOf = (from: string, where?: string) =>
-    `SELECT ${[...within.map((w) => `"r".${w}`), `${blockExpr(col('r'))} AS "block"`].join(', ')} FROM ${from} WHERE ${col('r')} IS NOT NULL${where ? ` AND ${where}` : ''}`;
+  // The blocks a set of rows (alias "r") lies in, with their within values, and whether the statement may
+  // have taken hosts out of them (deleted, or moved away) rather than only put hosts in.
+  const blocksOf = (from: string, shrinks: boolean, where?: string) =>
+    `SELECT ${[...within.map((w) => `"r".${w}`), `${blockExpr(col('r'))} AS "block"`, `${shrinks ? 'TRUE' : 'FALSE'} AS "shrinks"`].join(', ')} FROM ${from} WHERE ${col('r')} IS NOT NULL${where ? ` AND ${where}` : ''}`;
   const changed = `(${[col('r'), ...within.map((w) => `"r".${w}`)].join(', ')}) IS DISTINCT FROM (${[col('n'), ...within.map((w) => `"n".${w}`)].join(', ')})`;
   const touched = {
-    INSERT: blocksOf('"patchbay_new" AS "r"'),
-    DELETE: blocksOf('"patchbay_old" AS "r"'),
-    UPDATE: `${blocksOf('"patchbay_old" AS "r" JOIN "patchbay_new" AS "n" ON "n"."id" = "r"."id"', changed)}
-      UNION ${blocksOf('"patchbay_new" AS "r" JOIN "patchbay_old" AS "n" ON "n"."id" = "r"."id"', changed)}`,
+    INSERT: blocksOf('"patchbay_new" AS "r"', false),
+    DELETE: blocksOf('"patchbay_old" AS "r"', true),
+    UPDATE: `${blocksOf('"patchbay_old" AS "r" JOIN "patchbay_new" AS "n" ON "n"."id" = "r"."id"', true, changed)}
+      UNION ${blocksOf('"patchbay_new" AS "r" JOIN "patchbay_old" AS "n" ON "n"."id" = "r"."id"', false, changed)}`,
   };
-  const lockKey = `hashtextextended(concat_ws('|', ${[sqlLiteral(`occupancy ${o.table}`), ...within.map((w) => `coalesce("t".${w}::text, '')`), 'host("t"."block")'].join(', ')}), 0)`;
-  const recount = (blocks: string) => `PERFORM count(pg_advisory_xact_lock("k")) FROM (SELECT DISTINCT ${lockKey} AS "k" FROM (${blocks}) AS "t" ORDER BY 1) AS "keys";
-    DELETE FROM ${occ} AS "o" USING (SELECT DISTINCT * FROM (${blocks}) AS "d") AS "t" WHERE "o"."block" = "t"."block"${sameWithin('o', 't')};
+  const keyParts = [sqlLiteral(`occupancy ${o.table}`), ...within.map((w) => `coalesce("t".${w}::text, '')`), 'host("t"."block")'];
+  const lockKey = `hashtextextended(concat_ws('|', ${keyParts.join(', ')}), 0)`;
+  const blockCols = [...within.map((w) => `"t".${w}`), '"t"."block"'];
+  // Writers that only add hosts to a block share its lock: each recounts without the others' rows, so the
+  // count may fall short (the block is then read address by address: slower, still right) but never
+  // overstates it. A writer that takes hosts out holds the lock alone and recounts after every other has
+  // committed: a count that included a host it deleted could call a block full that is not. Keys are taken
+  // in one order whatever their mode, so two writers cannot wait on each other crosswise.
+  const recount = (blocks: string) => `PERFORM count(CASE WHEN "s"."shrinks" THEN pg_advisory_xact_lock("s"."k") ELSE pg_advisory_xact_lock_shared("s"."k") END)
+      FROM (SELECT ${lockKey} AS "k", bool_or("t"."shrinks") AS "shrinks" FROM (${blocks}) AS "t" GROUP BY 1 ORDER BY 1) AS "s";
     INSERT INTO ${occ} (${[...within, '"block"', '"hosts"'].join(', ')})
-      SELECT ${[...within.map((w) => `"t".${w}`), '"t"."block"', '"x"."n"'].join(', ')} FROM (SELECT DISTINCT * FROM (${blocks}) AS "d") AS "t"
+      SELECT ${[...blockCols, '"x"."n"'].join(', ')} FROM (SELECT DISTINCT ${blockCols.join(', ')} FROM (${blocks}) AS "t") AS "t"
       CROSS JOIN LATERAL (SELECT count(DISTINCT ${host('c')})::int AS "n" FROM ${base} AS "c"
         WHERE ${host('c')} BETWEEN "t"."block" AND "t"."block" + ${BLOCK_SIZE - 1}${sameWithin('c', 't')}) AS "x"
-      WHERE "x"."n" > 0;`;
+      ON CONFLICT (${[...within, '"block"'].join(', ')}) DO UPDATE SET "hosts" = EXCLUDED."hosts";
+    DELETE FROM ${occ} AS "o" USING (SELECT DISTINCT ${blockCols.join(', ')} FROM (${blocks}) AS "t") AS "t" WHERE "o"."hosts" = 0 AND "o"."block" = "t"."block"${sameWithin('o', 't')};`;
   const index = q(sqlName(o.of.table, o.column, 'host'));
   const trigger = (suffix: string) => q(sqlName(o.table, suffix));
   const columns = [...o.within.map((f) => `${q(f.column!)} ${sqlTypeOf(f)}`), '"block" inet NOT NULL', '"hosts" integer NOT NULL'];
@@ -99,7 +111,7 @@ function routine(o: Occupancy): RoutineSpec {
       // and the free-space search read a block's addresses through it.
       `CREATE INDEX ${index} ON ${base} ((${hostExpr(q(o.column))}))`,
       `CREATE TABLE ${occ} (${columns.join(', ')})`,
-      `CREATE INDEX ${q(sqlName(o.table, 'block'))} ON ${occ} ("block")`,
+      `CREATE UNIQUE INDEX ${q(sqlName(o.table, 'block'))} ON ${occ} (${['"block"', ...within].join(', ')}) NULLS NOT DISTINCT`,
       `INSERT INTO ${occ} (${[...within, '"block"', '"hosts"'].join(', ')})
   SELECT ${[...within.map((w) => `"r".${w}`), blockExpr(col('r')), `count(DISTINCT ${host('r')})::int`].join(', ')} FROM ${base} AS "r"
   WHERE ${col('r')} IS NOT NULL GROUP BY ${o.within.map((_, i) => String(i + 1)).concat(String(o.within.length + 1)).join(', ')}`,
