@@ -84,6 +84,8 @@ const display: Record<string, (row: RowValues) => string> = {
     const base = a.filter((x, i) => i < b.length && x === b[i]);
     return `${base.join(sep)}${sep}${a.slice(base.length).join(sep)}-${b.slice(base.length).join(sep)}/${start.split('/')[1] ?? ''}`;
   },
+  /** A cable as NetBox's Cable.__str__: its label, else #id. */
+  cable_display: (row) => (row.label ? String(row.label) : `#${String(row.id ?? '')}`),
   /** A token is shown by its last four characters only, as NetBox's partial key. */
   token_display: (row) => {
     const key = typeof row.key === 'string' ? row.key : '';
@@ -128,10 +130,6 @@ export function hasNamedFunction(kind: NamedFunctionKind, name: string): boolean
 
 export function computeField(name: string, row: RowValues, from: readonly string[]): unknown {
   return computed[name]!(row, from);
-}
-
-export function displayWith(name: string, row: RowValues): string {
-  return display[name]!(row);
 }
 
 export function defaultWith(name: string): unknown {

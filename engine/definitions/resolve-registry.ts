@@ -310,6 +310,9 @@ function pathTarget(model: ResolvedModel, path: string, target: ResolvedModel): 
   return current === target;
 }
 
+/** A display template's placeholder: {field} or {fk.field}. */
+export const DISPLAY_PLACEHOLDER = /\{([a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)*)\}/g;
+
 function resolveModelLists(model: ResolvedModel, file: string, registry: Registry): void {
   const def = model.def;
   const known = (name: string) =>
@@ -457,8 +460,18 @@ function resolveModelLists(model: ResolvedModel, file: string, registry: Registr
     if (!known(name)) throw new DefinitionError(file, `/brief/${i}`, `unknown field "${name}"`);
   });
   if (typeof def.display === 'string') {
-    for (const [, name] of def.display.matchAll(/\{([a-z_][a-z0-9_]*)\}/g)) {
-      if (!known(name!)) throw new DefinitionError(file, '/display', `unknown field "${name}" in display template`);
+    for (const [, placeholder] of def.display.matchAll(DISPLAY_PLACEHOLDER)) {
+      // {field}, or {fk.field} through foreign keys to a stored field of the model they reach.
+      const steps = placeholder!.split('.');
+      let at = model;
+      for (const step of steps.slice(0, -1)) {
+        const fk = at.fields.get(step);
+        if (fk?.kind !== 'fk') throw new DefinitionError(file, '/display', `"${step}" in "{${placeholder}}" is not a foreign key of ${at.label}`);
+        at = fk.target;
+      }
+      const last = steps[steps.length - 1]!;
+      const ok = at === model ? known(last) : last === 'id' || !!at.fields.get(last)?.column;
+      if (!ok) throw new DefinitionError(file, '/display', `unknown field "${placeholder}" in display template`);
     }
   }
   for (const [alias, canonical] of model.writeAliases) {

@@ -2,8 +2,7 @@ import type { Knex } from 'knex';
 import type { ResolvedModel } from '../definitions/registry-types';
 import { and, ident, sql } from '../sql/fragment';
 import { runRows } from '../query/statements/run';
-import { rowSelectList, type Row } from '../query/row-columns';
-import { displayOf } from '../serialization/display';
+import { displaySql } from '../query/json/object-json';
 import type { CallContext } from './api-context';
 import { HttpError } from '../errors/http-error';
 
@@ -39,9 +38,9 @@ export async function refusedDelete(ctx: CallContext, db: Knex, dependents: Depe
       continue;
     }
     const where = and([sql`"t"."id" = ANY(${ids})`, ...scope.conditions]);
-    const rows = await runRows<Row>(db, sql`SELECT ${rowSelectList(model, 't')} FROM ${ident(model.table)} AS "t" WHERE ${where} ORDER BY "t"."id"`);
+    const rows = await runRows<{ id: number | string; display: string }>(db, sql`SELECT "t"."id", ${displaySql(model, 't')} AS "display" FROM ${ident(model.table)} AS "t" WHERE ${where} ORDER BY "t"."id"`);
     hidden += ids.length - rows.length;
-    for (const row of rows.slice(0, Math.max(0, MAX_NAMED - named.length))) named.push(`${displayOf(model, row)} (${row.id})`);
+    for (const row of rows.slice(0, Math.max(0, MAX_NAMED - named.length))) named.push(`${row.display} (${String(row.id)})`);
   }
   const rest = hidden ? `${named.length ? ' and ' : ''}${hidden} you may not view` : '';
   return new HttpError(409, { detail: `Unable to delete object. ${total} dependent objects were found: ${named.join(', ')}${rest}` });

@@ -99,6 +99,20 @@ test('devices, device types, interfaces, racks, manufacturers and VMs show the c
   expect(vm.virtual_disk_count).toBe(1);
 });
 
+test('a module shows as NetBox\'s Module: bay name, module type and id; a cable its label, else #id', async () => {
+  const m = made['dcim/modules']!;
+  expect(m.display).toBe(`slot0: LC (${m.id})`);
+  const bay = (await t.api.get(`/api/dcim/module-bays/${made['dcim/module-bays']!.id}/`).set(t.auth)).body as Json;
+  expect(bay.installed_module.display).toBe(`slot0: LC (${m.id})`);
+  const a = made['dcim/console-ports']!;
+  const b = made['dcim/console-server-ports']!;
+  const labelled = await post('dcim/cables', { a_terminations: [{ object_type: 'dcim.consoleport', object_id: a.id }], b_terminations: [{ object_type: 'dcim.consoleserverport', object_id: b.id }], label: 'console-1' });
+  expect(labelled.display).toBe('console-1');
+  const plain = (await t.api.patch(`/api/dcim/cables/${labelled.id}/`).set(t.auth).send({ label: '' })).body as Json;
+  expect(plain.display).toBe(`#${labelled.id}`);
+  expect((await t.api.delete(`/api/dcim/cables/${labelled.id}/`).set(t.auth)).status).toBe(204);
+});
+
 test('NetBox\'s defaults and brief forms', async () => {
   // A blank choice reads as null, as NetBox's ChoiceField shows ''.
   const cp = made['dcim/console-ports']!;

@@ -46,6 +46,7 @@ export const DISPLAY_SQL: Record<string, NamedSql> = {
         FROM (SELECT "d"."sep", string_to_array(host(${at(from, 0)}::inet), "d"."sep") AS "a", string_to_array(host(${at(from, 1)}::inet), "d"."sep") AS "b"
           FROM (SELECT CASE WHEN family(${at(from, 0)}::inet) = 6 THEN ':' ELSE '.' END AS "sep") AS "d") AS "s") AS "x"
       WHERE ${at(from, 0)} IS NOT NULL AND ${at(from, 1)} IS NOT NULL), '')`,
+  cable_display: (from) => sql`CASE WHEN coalesce(${at(from, 0)}, '') <> '' THEN ${at(from, 0)} ELSE concat('#', ${at(from, 1)}) END`,
   token_display: (from) => sql`CASE WHEN coalesce(${at(from, 0)}, '') = '' THEN '' ELSE concat(repeat('*', greatest(length(${at(from, 0)}) - 4, 0)), right(${at(from, 0)}, 4)) END`,
 };
 

@@ -2,6 +2,7 @@ import { hasColumn, type ChildrenField, type ChoiceSet, type ComputedField, type
 import { and, column, ident, join, sql, SqlParam, type Sql } from '../../sql/fragment';
 import { configContextJson } from './config-context-json';
 import { COMPUTED_SQL, DISPLAY_SQL } from './named-sql';
+import { DISPLAY_PLACEHOLDER } from '../../definitions/resolve-registry';
 import { storedText, storedValue, timestampValue } from './stored-values';
 import { treeWalk } from '../tree-walk';
 import type { Form } from '../../serialization/forms';
@@ -35,13 +36,22 @@ export function displaySql(model: ResolvedModel, alias: string): Sql {
   }
   const parts: Sql[] = [];
   let last = 0;
-  for (const m of d.matchAll(/\{([a-z_][a-z0-9_]*)\}/g)) {
+  for (const m of d.matchAll(DISPLAY_PLACEHOLDER)) {
     if (m.index! > last) parts.push(sql`${d.slice(last, m.index)}::text`);
-    parts.push(textOf(model, alias, m[1]!));
+    parts.push(placeholderText(model, alias, m[1]!.split('.')));
     last = m.index! + m[0].length;
   }
   if (last < d.length) parts.push(sql`${d.slice(last)}::text`);
   return parts.length ? sql`concat(${join(parts)})` : sql`''::text`;
+}
+
+/** A placeholder's text: a field of the row, or one reached through foreign keys (NULL, so '', when one is unset). */
+function placeholderText(model: ResolvedModel, alias: string, steps: string[]): Sql {
+  if (steps.length === 1) return textOf(model, alias, steps[0]!);
+  const fk = model.fields.get(steps[0]!);
+  if (fk?.kind !== 'fk') return sql`NULL::text`;
+  const inner = `${alias}_${steps[0]}`;
+  return sql`(SELECT ${placeholderText(fk.target, inner, steps.slice(1))} FROM ${ident(fk.target.table)} AS ${ident(inner)} WHERE ${column(inner, 'id')} = ${column(alias, fk.column)})`;
 }
 
 /** A field's stored value as text, as templates and named functions read it (the id for a foreign key). */
