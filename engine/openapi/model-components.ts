@@ -2,22 +2,13 @@ import type { ResolvedModel } from '../definitions/registry-types';
 import { representationName, representationSchema } from '../serialization/representation-schema';
 import { requestSchema, type JsonSchema } from '../validation/request-schema';
 import { modelSchemaNames, schemaRef } from './component-names';
+import { paginatedOf } from './paginated-schema';
 
 /** Nested objects are the related model's brief form, in this document's components. */
 const briefRef = (m: ResolvedModel): string => schemaRef(representationName(m, 'brief')).$ref;
 
 function paginated(item: string): JsonSchema {
-  return {
-    type: 'object',
-    required: ['count', 'next', 'previous', 'results'],
-    additionalProperties: false,
-    properties: {
-      count: { type: 'integer', minimum: 0, description: 'Number of objects matching the query, on all pages.' },
-      next: { type: ['string', 'null'], format: 'uri', description: 'The next page, or null on the last.' },
-      previous: { type: ['string', 'null'], format: 'uri', description: 'The previous page, or null on the first.' },
-      results: { type: 'array', items: schemaRef(item) },
-    },
-  };
+  return paginatedOf(schemaRef(item));
 }
 
 function withId(base: string, title: string): JsonSchema {

@@ -1,3 +1,4 @@
+import { paginatedOf } from '../../openapi/paginated-schema';
 import type { DetailAction } from '../detail-actions';
 import { actionScope } from './action-support';
 import { methodNotAllowed, notFound } from '../../errors/http-error';
@@ -59,16 +60,7 @@ export const choicesAction: DetailAction = {
         },
       },
       schemas: {
-        PaginatedChoiceList: {
-          type: 'object',
-          required: ['count', 'next', 'previous', 'results'],
-          properties: {
-            count: { type: 'integer' },
-            next: { type: ['string', 'null'] },
-            previous: { type: ['string', 'null'] },
-            results: { type: 'array', items: { type: 'object', required: ['id', 'display'], properties: { id: { type: 'string' }, display: { type: 'string' } } } },
-          },
-        },
+        PaginatedChoiceList: paginatedOf({ type: 'object', required: ['id', 'display'], properties: { id: { type: 'string' }, display: { type: 'string' } } }),
       },
     };
   },

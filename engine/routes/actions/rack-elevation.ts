@@ -1,3 +1,4 @@
+import { paginatedOf } from '../../openapi/paginated-schema';
 import type { DetailAction } from '../detail-actions';
 import type { Registry, ResolvedField, ResolvedModel } from '../../definitions/registry-types';
 import { actionScope, objectJson } from './action-support';
@@ -249,16 +250,7 @@ export const rackElevationAction: DetailAction = {
             display: { type: 'string' },
           },
         },
-        PaginatedRackUnitList: {
-          type: 'object',
-          required: ['count', 'next', 'previous', 'results'],
-          properties: {
-            count: { type: 'integer' },
-            next: { type: ['string', 'null'] },
-            previous: { type: ['string', 'null'] },
-            results: { type: 'array', items: { $ref: '#/components/schemas/RackUnit' } },
-          },
-        },
+        PaginatedRackUnitList: paginatedOf({ $ref: '#/components/schemas/RackUnit' }),
       },
     };
   },
