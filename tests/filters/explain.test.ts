@@ -72,7 +72,7 @@ onPostgres('EXPLAIN of the IPAM containment filters (PostgreSQL only)', () => {
     const model = t.registry.models.get(label)!;
     const table = model.table;
     const column = label === 'ipam.prefix' ? 'prefix' : 'address';
-    const indexes = (await t.knex.raw(`SELECT indexname, indexdef FROM pg_indexes WHERE tablename = ?`, [table])) as { rows: Array<{ indexname: string; indexdef: string }> };
+    const indexes = (await t.knex.raw(`SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema() AND tablename = ?`, [table])) as { rows: Array<{ indexname: string; indexdef: string }> };
     const onColumn = indexes.rows.filter((r) => new RegExp(`\\(\\s*"?${column}"?[\\s)]`).test(r.indexdef));
     const gist = onColumn.filter((r) => /USING gist/i.test(r.indexdef) && /inet_ops/i.test(r.indexdef)).map((r) => r.indexname);
     const usable = allowed === 'gist' ? gist : onColumn.map((r) => r.indexname);
