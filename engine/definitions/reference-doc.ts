@@ -1,3 +1,4 @@
+import type { Application } from './load-applications';
 import type { Registry, ResolvedField, ResolvedModel } from './registry-types';
 import { filterTable } from '../filters/filter-table';
 
@@ -44,7 +45,10 @@ function notes(f: ResolvedField): string {
   return parts.join('; ');
 }
 
-function section(model: ResolvedModel): string {
+/** One endpoint under an object (`available-ips/`, `trace/`...): its methods and what it does, in a line. */
+export type DescribeDetailAction = (model: ResolvedModel, segment: string) => { methods: string[]; summary: string };
+
+function section(model: ResolvedModel, describe?: DescribeDetailAction): string {
   const lines = [
     `## ${model.label} — \`/api/${model.app}/${model.path}/\``,
     '',
@@ -57,6 +61,14 @@ function section(model: ResolvedModel): string {
     ...model.fieldList.map((f) => `| \`${f.name}\` | ${kindOf(f)} | ${notes(f).replace(/\|/g, '\\|')} |`),
     '',
   ];
+  if (describe && model.detailActions.size) {
+    lines.push('Endpoints under one object:', '');
+    for (const segment of model.detailActions.keys()) {
+      const d = describe(model, segment);
+      lines.push(`- \`/api/${model.app}/${model.path}/{id}/${segment}/\` (${d.methods.join(', ')}): ${d.summary}`);
+    }
+    lines.push('');
+  }
   const uniques = model.uniques.filter((u) => u.fields.length > 1);
   if (uniques.length) lines.push(`Unique together: ${uniques.map((u) => `(${u.fields.join(', ')})`).join('; ')}.`, '');
   const filters = [...filterTable(model).values()].map((d) => `\`${d.name}\`${d.lookups.length > 1 ? ` (${d.lookups.filter((l) => l !== 'exact').join(', ')})` : ''}`);
@@ -65,7 +77,21 @@ function section(model: ResolvedModel): string {
 }
 
 /** docs/object-types.md: every object type served, its fields, choices and filters, from the definitions. */
-export function referenceDoc(registry: Registry): string {
+/** An application's own endpoint (`/api/dcim/connected-device/`): its methods and what it does, in a line. */
+export type DescribeAppView = (app: Application, segment: string) => { methods: string[]; summary: string };
+
+function appViews(registry: Registry, describe?: DescribeAppView): string[] {
+  const lines: string[] = [];
+  for (const app of registry.applications) {
+    for (const segment of app.views.keys()) {
+      const d = describe?.(app, segment);
+      lines.push(`- \`/api/${app.name}/${segment}/\`${d ? ` (${d.methods.join(', ')}): ${d.summary}` : ''}`);
+    }
+  }
+  return lines.length ? ['## Other endpoints', '', 'Served by the engine for an application rather than for an object type (`schema/applications.json`):', '', ...lines, ''] : [];
+}
+
+export function referenceDoc(registry: Registry, describe?: DescribeDetailAction, describeView?: DescribeAppView): string {
   const models = [...registry.models.values()].filter((m) => m.exposed).sort((a, b) => a.label.localeCompare(b.label));
   const apps = [...new Set(models.map((m) => m.app))];
   const toc = apps.map((app) => `- **${app}**: ${models.filter((m) => m.app === app).map((m) => `[${m.path}](#${m.label.replace('.', '')}--api${m.app}${m.path.replace(/-/g, '')})`).join(', ')}`);
@@ -77,6 +103,7 @@ export function referenceDoc(registry: Registry): string {
     '',
     ...toc,
     '',
-    ...models.map(section),
+    ...appViews(registry, describeView),
+    ...models.map((m) => section(m, describe)),
   ].join('\n');
 }
