@@ -1,17 +1,17 @@
 import { sql, type Sql } from '../../sql/fragment';
+import type { ComputedFunctionName, DisplayFunctionName } from '../../definitions/named-functions';
 
 /**
- * The SQL twins of the named functions in engine/definitions/named-functions.ts: what a definition
- * names by "fn" is computed by PostgreSQL when a read is compiled to one statement. Each takes the
- * values its definition lists in "from", as text (NULL when unset), and must give what its JavaScript
- * twin gives (tests/query/named-sql.test.ts compares them).
+ * The named functions of engine/definitions/named-functions.ts, in SQL: what a definition names by "fn" is
+ * computed by PostgreSQL when a read is compiled to one statement. Each takes the values its definition
+ * lists in "from", as text (NULL when unset).
  */
 type NamedSql = (from: readonly Sql[]) => Sql;
 
 const at = (from: readonly Sql[], i: number): Sql => from[i] ?? sql`NULL::text`;
 
 /** computed fields: the value, as JSON-ready SQL (a number, a string or NULL). */
-export const COMPUTED_SQL: Record<string, NamedSql> = {
+export const COMPUTED_SQL: Record<Exclude<ComputedFunctionName, 'display'>, NamedSql> = {
   ip_family: (from) => sql`family(${at(from, 0)}::inet)`,
   // inet - inet is a bigint: exact while both ends share their first 65 bits (always for IPv4); a wider
   // IPv6 range has no size here (NULL) rather than a 'result is out of range' error.
@@ -26,7 +26,7 @@ export const COMPUTED_SQL: Record<string, NamedSql> = {
 };
 
 /** display functions: the display string (never NULL). */
-export const DISPLAY_SQL: Record<string, NamedSql> = {
+export const DISPLAY_SQL: Record<DisplayFunctionName, NamedSql> = {
   object_change_display: (from) =>
     sql`concat(replace(coalesce(${at(from, 0)}, ''), '.', ' | '), ' ', ${at(from, 1)}, ' ', CASE ${at(from, 2)} WHEN 'create' THEN 'created' WHEN 'update' THEN 'updated' WHEN 'delete' THEN 'deleted' ELSE '' END, ' by ', ${at(from, 3)})`,
   cable_termination_display: (from) => sql`concat(${at(from, 0)}, ': ', ${at(from, 1)}, ':', ${at(from, 2)})`,
@@ -49,7 +49,3 @@ export const DISPLAY_SQL: Record<string, NamedSql> = {
   cable_display: (from) => sql`CASE WHEN coalesce(${at(from, 0)}, '') <> '' THEN ${at(from, 0)} ELSE concat('#', ${at(from, 1)}) END`,
   token_display: (from) => sql`CASE WHEN coalesce(${at(from, 0)}, '') = '' THEN '' ELSE concat(repeat('*', greatest(length(${at(from, 0)}) - 4, 0)), right(${at(from, 0)}, 4)) END`,
 };
-
-export function hasComputedSql(name: string): boolean {
-  return Object.prototype.hasOwnProperty.call(COMPUTED_SQL, name) || name === 'display';
-}

@@ -2,6 +2,7 @@ import { hasColumn, type ChildrenField, type ChoiceSet, type ComputedField, type
 import { and, column, ident, join, sql, SqlParam, type Sql } from '../../sql/fragment';
 import { configContextJson } from './config-context-json';
 import { COMPUTED_SQL, DISPLAY_SQL } from './named-sql';
+import type { ComputedFunctionName, DisplayFunctionName } from '../../definitions/named-functions';
 import { DISPLAY_PLACEHOLDER } from '../../definitions/resolve-registry';
 import { storedText, storedValue, timestampValue } from './stored-values';
 import { treeWalk } from '../tree-walk';
@@ -30,8 +31,8 @@ const MAX_NESTING = 6;
 export function displaySql(model: ResolvedModel, alias: string): Sql {
   const d = model.def.display;
   if (typeof d === 'object') {
-    const fn = DISPLAY_SQL[d.fn];
-    if (!fn) throw new Error(`${model.label}: display function ${d.fn} has no SQL twin`);
+    const fn = DISPLAY_SQL[d.fn as DisplayFunctionName];
+    if (!fn) throw new Error(`${model.label}: display function ${d.fn} has no SQL`);
     return fn((d.from ?? []).map((name) => textOf(model, alias, name)));
   }
   const parts: Sql[] = [];
@@ -239,8 +240,8 @@ export class JsonCompiler {
     let v: Sql;
     if (fn === 'display') v = this.display(model, alias);
     else {
-      const named = COMPUTED_SQL[fn];
-      if (!named) throw new Error(`${model.label}.${f.name}: computed function ${fn} has no SQL twin`);
+      const named = COMPUTED_SQL[fn as Exclude<ComputedFunctionName, 'display'>];
+      if (!named) throw new Error(`${model.label}.${f.name}: computed function ${fn} has no SQL`);
       // A count among the values read (a VLAN group's vlan_count) is computed here, in the same statement.
       v = named((f.def.from ?? []).map((name) => {
         const src = model.fields.get(name);
