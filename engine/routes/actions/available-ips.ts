@@ -85,13 +85,7 @@ function statement(model: ResolvedModel, created: ResolvedModel, o: Options, id:
         sql`CASE WHEN NOT "p"."pool" AND family("p"."first") = 4 AND "p"."mask" < 31 THEN "p"."last" END`,
       ]
     : [];
-  return gapsStatement(parentRow(model, o, id), used, ends, 'inet', limit);
-}
-
-async function maskOf(db: Parameters<typeof readGaps>[0], model: ResolvedModel, o: Options, id: number): Promise<number> {
-  const field = column('t', columnOf(model, o.network ?? o.start!));
-  const [row] = await readGaps(db, sql`SELECT masklen(${field})::text AS "start", '' AS "end" FROM ${ident(model.table)} AS "t" WHERE "t"."id" = ${id}::bigint`);
-  return Number(row?.start ?? 0);
+  return gapsStatement(parentRow(model, o, id), used, ends, 'inet', limit, true);
 }
 
 export const availableIpsAction: DetailAction = {
@@ -137,26 +131,23 @@ export const availableIpsAction: DetailAction = {
   async handle(ctx, req, res, { model, id, options }) {
     const o = options as unknown as Options;
     const created = createdModel(ctx.registry, o);
+    // The first n free addresses, each with the parent's mask length (as NetBox gives them).
     const take = async (db: Parameters<typeof readGaps>[0], n: number) => {
       const gaps = await readGaps(db, statement(model, created, o, id, n));
-      const out = [];
+      const out: Array<{ family: number; address: string }> = [];
       for (const a of addressesIn(gaps)) {
         if (out.length >= n) break;
-        out.push(a);
+        out.push({ family: a.family, address: `${formatAddr(a)}/${gaps[0]!.mask}` });
       }
       return out;
     };
     await serveAllocation(
       ctx, req, res, model, id, o,
-      async (db, limit) => {
-        const mask = await maskOf(db, model, o, id);
-        return (await take(db, limit)).map((a) => ({ family: a.family, [o.value]: `${formatAddr(a)}/${mask}` }));
-      },
+      async (db, limit) => (await take(db, limit)).map((a) => ({ family: a.family, [o.value]: a.address })),
       async (trx, items) => {
-        const mask = await maskOf(trx, model, o, id);
         const free = await take(trx, items.length);
         if (free.length < items.length) throw insufficient();
-        return items.map((item, i) => ({ ...item, [o.value]: `${formatAddr(free[i]!)}/${mask}` }));
+        return items.map((item, i) => ({ ...item, [o.value]: free[i]!.address }));
       },
     );
   },

@@ -31,14 +31,17 @@ export function hostOf(value: Sql): Sql {
 export interface Gap {
   start: string;
   end: string;
+  /** The parent's mask length, when the statement was asked to carry it (addresses are given with it). */
+  mask?: number;
 }
 
 /**
  * The gaps, in order, at most `limit` of them (null: all): `parent` selects one row whose "first" and
  * "last" columns bound the span (and whatever the `used` conditions read of it as "p"); `extra` are used
- * values computed from the parent alone (an IPv4 network's network and broadcast addresses).
+ * values computed from the parent alone (an IPv4 network's network and broadcast addresses). `withMask`:
+ * each gap also carries the parent's "mask" column.
  */
-export function gapsStatement(parent: Sql, used: UsedSpans[], extra: Sql[], type: 'inet' | 'bigint', limit: number | null): Sql {
+export function gapsStatement(parent: Sql, used: UsedSpans[], extra: Sql[], type: 'inet' | 'bigint', limit: number | null, withMask = false): Sql {
   const spans: Sql[] = used.map(
     (u) => sql`SELECT greatest(${u.lo}, "p"."first") AS "lo", least(${u.hi}, "p"."last") AS "hi" FROM "p", ${u.from ?? sql`${ident(u.table)} AS "c"`} WHERE ${and([...u.where, sql`${u.lo} <= "p"."last"`, sql`${u.hi} >= "p"."first"`])}`,
   );
@@ -48,7 +51,7 @@ export function gapsStatement(parent: Sql, used: UsedSpans[], extra: Sql[], type
   return sql`WITH "p" AS (${parent}),
     "u" AS (${join(spans, ' UNION ALL ')}),
     "w" AS (SELECT "lo", "hi", max("hi") OVER (ORDER BY "lo", "hi" ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS "prev" FROM "u")
-    SELECT "g"."start"::text AS "start", "g"."end"::text AS "end" FROM (
+    SELECT "g"."start"::text AS "start", "g"."end"::text AS "end"${withMask ? sql`, "p"."mask"` : sql``} FROM "p", (
       SELECT CASE WHEN "w"."prev" IS NULL THEN "p"."first" ELSE "w"."prev" + ${one} END AS "start", "w"."lo" - ${one} AS "end"
         FROM "w", "p" WHERE "w"."lo" > "p"."first" AND ("w"."prev" IS NULL OR "w"."prev" < "w"."lo" - ${one})
       UNION ALL
