@@ -6,7 +6,7 @@ import type { Form } from '../../query/json/object-json';
 import { detailStatement } from '../../query/statements/read-statements';
 import { runRows } from '../../query/statements/run';
 import { notAuthenticated, notFound, permissionDenied } from '../../errors/http-error';
-import { sql, type Sql } from '../../sql/fragment';
+import { and, ident, sql, type Sql } from '../../sql/fragment';
 import { jsonOptions } from '../read-handlers';
 
 /**
@@ -27,6 +27,17 @@ export async function objectJson(ctx: CallContext, model: ResolvedModel, id: num
   const [row] = await runRows<{ body: string | null }>(ctx.knex, statement);
   if (!row?.body) throw notFound();
   return JSON.parse(row.body) as Record<string, unknown>;
+}
+
+/** A 404 unless the object exists and lies within the conditions: one indexed probe, no representation built. */
+export async function requireWithin(ctx: CallContext, model: ResolvedModel, id: number, conditions: Sql[]): Promise<void> {
+  const [row] = await runRows(ctx.knex, sql`SELECT 1 AS "found" FROM ${ident(model.table)} AS "t" WHERE ${and([...conditions, sql`"t"."id" = ${id}::bigint`])}`);
+  if (!row) throw notFound();
+}
+
+/** A 404 unless the caller may view the object (a 403 when they may view none of its type). */
+export async function requireVisible(ctx: CallContext, model: ResolvedModel, id: number): Promise<void> {
+  await requireWithin(ctx, model, id, await actionScope(ctx, model, 'view'));
 }
 
 /**

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import type { Registry, ResolvedField, ResolvedModel } from '../../definitions/registry-types';
 import type { JsonSchema } from '../../validation/request-schema';
 import type { CallContext } from '../api-context';
-import { actionScope, objectJson } from './action-support';
+import { actionScope, objectJson, requireVisible, requireWithin } from './action-support';
 import { checkWrite } from '../model-routes';
 import { parseJsonBody } from '../json-body';
 import { sendJson, sendJsonText } from '../respond';
@@ -128,7 +128,7 @@ export async function shownValues(ctx: CallContext, model: ResolvedModel, id: nu
   const out: Record<string, unknown> = {};
   const shows = o.shows ?? [];
   if (!shows.length) {
-    await objectJson(ctx, model, id, view, 'brief');
+    await requireWithin(ctx, model, id, view);
     return out;
   }
   const full = await objectJson(ctx, model, id, view, 'full');
@@ -185,8 +185,7 @@ export async function serveAllocation(
   }
   if (req.method !== 'POST') throw methodNotAllowed(req.method, ['GET', 'POST', 'HEAD', 'OPTIONS']);
   checkWrite(ctx, req);
-  const view = await actionScope(ctx, model, 'view');
-  await objectJson(ctx, model, id, view, 'brief');
+  await requireVisible(ctx, model, id);
   const add = await actionScope(ctx, created, 'add');
   const { many, items } = await requestItems(ctx, req, res);
   const text = await createObjectsWith(ctx, created, many, items.length, add, async (trx) => {

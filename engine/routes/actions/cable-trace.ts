@@ -2,7 +2,7 @@ import type { DetailAction } from '../detail-actions';
 import type { Registry, ResolvedModel } from '../../definitions/registry-types';
 import { pathNodes, type PathNodes } from '../../definitions/path-nodes';
 import type { CallContext } from '../api-context';
-import { actionScope, objectJson } from './action-support';
+import { requireVisible } from './action-support';
 import { jsonOptions } from '../read-handlers';
 import { representationOf } from '../../query/json/compiled-representations';
 import { methodNotAllowed } from '../../errors/http-error';
@@ -79,10 +79,6 @@ function paths(registry: Registry): PathNodes {
   const p = pathNodes(registry);
   if (!p) throw new Error('no cable path stores in this registry');
   return p;
-}
-
-async function requireVisible(ctx: CallContext, model: ResolvedModel, id: number): Promise<void> {
-  await objectJson(ctx, model, id, await actionScope(ctx, model, 'view'), 'brief');
 }
 
 function kindIs(registry: Registry, model: ResolvedModel, kinds: string[]): { pointer: string; message: string } | null {

@@ -1,7 +1,7 @@
 import { paginatedOf } from '../../openapi/paginated-schema';
 import type { DetailAction } from '../detail-actions';
 import type { Registry, ResolvedField, ResolvedModel } from '../../definitions/registry-types';
-import { actionScope, objectJson } from './action-support';
+import { actionScope, requireWithin } from './action-support';
 import { parseElevationParams } from './elevation-params';
 import { methodNotAllowed, notFound } from '../../errors/http-error';
 import { and, column, ident, join, sql, type Sql } from '../../sql/fragment';
@@ -138,7 +138,7 @@ export const rackElevationAction: DetailAction = {
       params = parseElevationParams(ctx.query, faces.map((f) => f.value));
     } catch (e) {
       // As NetBox: an unknown or hidden rack is a 404 before its query is judged.
-      await objectJson(ctx, model, id, rackScope, 'brief');
+      await requireWithin(ctx, model, id, rackScope);
       throw e;
     }
     const deviceScope = await ctx.scope(occupant, 'view');
