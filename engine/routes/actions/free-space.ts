@@ -23,6 +23,8 @@ export interface UsedSpans {
 /**
  * An inet value's address without its mask, as an inet (/32 or /128): set_masklen rather than host()::inet,
  * which would print every address as text and parse it again (most of the time of a scan over a large prefix).
+ * The same expression as the occupancy word's host-order index (engine/storage/occupancy.ts hostExpr), so
+ * reads of a block's addresses use that index.
  */
 export function hostOf(value: Sql): Sql {
   return sql`set_masklen((${value})::inet, CASE WHEN family(${value}) = 4 THEN 32 ELSE 128 END)`;
