@@ -25,6 +25,7 @@ import { overHttps } from './auth/sessions';
 import { RETRY_AFTER_SECONDS, unavailableDetail, unavailableReason } from './storage/db-unavailable';
 import { databaseReachable } from './storage/database-ping';
 import { serveMedia } from './routes/media-files';
+import { configureSharedSandbox } from './sandbox/shared-sandbox';
 
 /** Scheme and host of the URLs in answers: HTTPS when the connection is, or when a trusted proxy says so. */
 function originOf(ctx: ApiContext, req: Request): string {
@@ -34,6 +35,7 @@ function originOf(ctx: ApiContext, req: Request): string {
 /** The HTTP application: every route derived from the registry; no route written for a particular model. */
 export function createApp(given: ApiContext): express.Express {
   const ctx: ApiContext = { ...given, credentials: given.credentials ?? new CredentialCache(), customFields: given.customFields ?? new CustomFieldCache() };
+  configureSharedSandbox(ctx.config);
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);

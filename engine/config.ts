@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import { packageRoot } from './package-root';
 
@@ -29,6 +30,12 @@ export interface Config {
   templateTimeoutMs: number;
   /** Bytes a rendered template may produce. */
   templateMaxOutput: number;
+  /** Bytes of heap one rendering's sandbox may use, its context data included. */
+  templateMaxMemory: number;
+  /** Sandbox worker threads of a process (templates, event-rule conditions). */
+  templateWorkers: number;
+  /** Renderings that may wait for a sandbox worker; more are refused (503) rather than queued without end. */
+  templateQueueLimit: number;
   /** Most objects ?export= renders in one response (0: no limit). */
   exportMaxObjects: number;
   /** Where uploaded files (image attachments) are kept: NetBox's MEDIA_ROOT. Every instance must see the same folder. */
@@ -120,6 +127,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bulkMaxObjects: int(env, 'PATCHBAY_BULK_MAX_OBJECTS', 10_000),
     templateTimeoutMs: seconds(env, 'PATCHBAY_TEMPLATE_TIMEOUT', 5),
     templateMaxOutput: Math.max(1024, int(env, 'PATCHBAY_TEMPLATE_MAX_OUTPUT', 10_485_760)),
+    templateMaxMemory: Math.max(16_777_216, int(env, 'PATCHBAY_TEMPLATE_MAX_MEMORY', 268_435_456)),
+    templateWorkers: Math.max(1, int(env, 'PATCHBAY_TEMPLATE_WORKERS', os.availableParallelism())),
+    templateQueueLimit: int(env, 'PATCHBAY_TEMPLATE_QUEUE', 100),
     exportMaxObjects: int(env, 'PATCHBAY_EXPORT_MAX_OBJECTS', 10_000),
     mediaRoot: path.resolve(env.PATCHBAY_MEDIA_ROOT || path.join(process.cwd(), 'media')),
     imageMaxSize: Math.max(1024, int(env, 'PATCHBAY_IMAGE_MAX_SIZE', 10_485_760)),

@@ -6,6 +6,7 @@ import { runRows } from '../query/statements/run';
 import { conditionsHold, InvalidCondition } from './conditions';
 import { deliver, type EventContext, type Outcome, type WebhookRow } from './deliver';
 import { pruneChangeLog } from './retention';
+import { templateLimits } from '../templates/render-template';
 
 /**
  * The dispatcher of the transactional outbox (the model playing event_outbox). Events are stored by the
@@ -131,7 +132,7 @@ export class Dispatcher {
     const { config } = this.opts;
     let outcome: Outcome;
     try {
-      outcome = await deliver(hook, context, { timeoutMs: config.templateTimeoutMs, maxOutput: config.templateMaxOutput }, config.webhookTimeoutMs);
+      outcome = await deliver(hook, context, templateLimits(config), config.webhookTimeoutMs);
     } catch (e) {
       outcome = { ok: false, status: null, error: (e as Error).message };
     }

@@ -5,10 +5,10 @@ import { compileListQuery } from '../filters/compile-list-query';
 import { FilterErrors } from '../filters/filter-errors';
 import { listStatement } from '../query/statements/read-statements';
 import { runRows } from '../query/statements/run';
-import { HttpError, notFound } from '../errors/http-error';
+import { HttpError, notFound, sandboxBusy } from '../errors/http-error';
 import { credentialsAreCurrent, StaleCredentials } from '../auth/credential-cache';
 import { ident, sql, type Sql } from '../sql/fragment';
-import { renderTemplate } from '../templates/render-template';
+import { ContextJson, renderTemplate, templateLimits } from '../templates/render-template';
 import { jsonOptions } from './read-handlers';
 
 /**
@@ -49,9 +49,9 @@ export async function exportList(ctx: CallContext, res: Response, model: Resolve
   if (max && row!.count > max) {
     throw new HttpError(400, { export: [`The list holds ${row!.count} objects; an export renders at most ${max} (PATCHBAY_EXPORT_MAX_OBJECTS): narrow it with filters.`] });
   }
-  const queryset = JSON.parse(row!.results) as unknown[];
-  const out = await renderTemplate(template.code, { queryset }, {}, { timeoutMs: ctx.config.templateTimeoutMs, maxOutput: ctx.config.templateMaxOutput });
-  if (!out.ok) throw new HttpError(400, { export: [out.message] });
+  // The objects are JSON text from the database already: handed to the sandbox as they are.
+  const out = await renderTemplate(template.code, new ContextJson(`{"queryset":${row!.results}}`), {}, templateLimits(ctx.config));
+  if (!out.ok) throw out.busy ? sandboxBusy(out.message) : new HttpError(400, { export: [out.message] });
   res.status(200).setHeader('Content-Type', template.mime || 'text/plain; charset=utf-8');
   if (template.attachment) {
     const extension = template.extension ? `.${template.extension}` : '';

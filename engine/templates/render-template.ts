@@ -1,68 +1,38 @@
-import { Worker } from 'node:worker_threads';
-import { SANDBOX_SOURCE } from './template-sandbox';
+import type { Config } from '../config';
+import { sharedSandbox } from '../sandbox/shared-sandbox';
+import { failure } from '../sandbox/template-vm';
+import type { RenderLimits, Rendered, TemplateOptions } from '../sandbox/sandbox-protocol';
 
-/** The Jinja2 environment parameters Patchbay honours (a config template's environment_params). */
-export interface TemplateOptions {
-  autoescape?: boolean;
-  trim_blocks?: boolean;
-  lstrip_blocks?: boolean;
-  keep_trailing_newline?: boolean;
+export type { Rendered, TemplateOptions } from '../sandbox/sandbox-protocol';
+export type TemplateLimits = RenderLimits;
+
+/** A template's context already serialised (an export's objects come from the database as JSON text). */
+export class ContextJson {
+  constructor(readonly text: string) {}
 }
 
-export interface TemplateLimits {
-  /** Milliseconds before the rendering is stopped; 0: no limit. */
-  timeoutMs: number;
-  /** Bytes the output may take. */
-  maxOutput: number;
+/** The limits of one rendering, from the configuration. */
+export function templateLimits(config: Pick<Config, 'templateTimeoutMs' | 'templateMaxOutput' | 'templateMaxMemory'>): TemplateLimits {
+  return { timeoutMs: config.templateTimeoutMs, maxOutput: config.templateMaxOutput, maxMemory: config.templateMaxMemory };
 }
-
-export type Rendered = { ok: true; text: string } | { ok: false; message: string };
-
-const NUNJUCKS = require.resolve('nunjucks');
-const RUNTIME = require.resolve('nunjucks/src/runtime');
-
-/** Heap and stack for one rendering: enough for large outputs, small enough that a runaway one is stopped. */
-const RESOURCES = { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 32, stackSizeMb: 4 };
 
 /**
- * Renders a template (user input) with Nunjucks, a Jinja2-compatible engine, in a worker thread of its
- * own: a template that loops for ever, recurses without end or builds a huge string is stopped (time,
- * memory and output bounds) and reported, and the server's event loop never waits on it. The context
- * is plain JSON data. A failure is told as NetBox tells it: "An error occurred while rendering the
- * template (line N): ...".
+ * Renders a template (user input) with Nunjucks, a Jinja2-compatible engine, inside a QuickJS machine
+ * (WebAssembly) on one of the sandbox pool's worker threads: nothing of the host is reachable from it,
+ * and a template that loops, recurses or allocates without end is stopped by the machine's deadline,
+ * heap limit and stack limit and reported, while the server's event loop goes on. The context is plain
+ * JSON data. A failure is told as NetBox tells it: "An error occurred while rendering the template
+ * (line N): ...". `busy` (the pool's queue is full) is for the caller to answer 503 or retry later.
  */
-export function renderTemplate(code: string, context: Record<string, unknown>, options: TemplateOptions, limits: TemplateLimits): Promise<Rendered> {
-  return new Promise((resolve) => {
-    let settled = false;
-    const done = (r: Rendered) => {
-      if (settled) return;
-      settled = true;
-      if (timer) clearTimeout(timer);
-      void worker.terminate();
-      resolve(r);
-    };
-    const worker = new Worker(SANDBOX_SOURCE, {
-      eval: true,
-      workerData: { nunjucks: NUNJUCKS, runtime: RUNTIME, code, context, options, maxOutput: limits.maxOutput },
-      resourceLimits: RESOURCES,
-      env: {},
-      stdout: true,
-      stderr: true,
-    });
-    const timer = limits.timeoutMs ? setTimeout(() => done({ ok: false, message: failure(null, `rendering took longer than ${limits.timeoutMs / 1000} seconds`) }), limits.timeoutMs) : null;
-    worker.on('message', (m: { ok: boolean; text?: string; line?: number | null; message?: string }) => {
-      done(m.ok ? { ok: true, text: m.text ?? '' } : { ok: false, message: failure(m.line ?? null, m.message ?? 'error') });
-    });
-    worker.on('error', (e: Error & { code?: string }) => {
-      const why = e.code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'it needed more memory than a rendering may use' : e.message;
-      done({ ok: false, message: failure(null, why) });
-    });
-    worker.on('exit', () => done({ ok: false, message: failure(null, 'the rendering stopped') }));
-  });
-}
-
-function failure(line: number | null, message: string): string {
-  return `An error occurred while rendering the template (line ${line ?? 'unknown'}): ${message}`;
+export async function renderTemplate(code: string, context: Record<string, unknown> | ContextJson, options: TemplateOptions, limits: TemplateLimits): Promise<Rendered> {
+  const contextJson = context instanceof ContextJson ? context.text : JSON.stringify(context);
+  const backstopMs = limits.timeoutMs ? limits.timeoutMs + Math.max(2000, limits.timeoutMs / 2) : 0;
+  return sharedSandbox().run<Rendered>(
+    { kind: 'render', code, contextJson, options, limits },
+    backstopMs,
+    (why, detail) => ({ ok: false, message: failure(null, why === 'deadline' ? `rendering took longer than ${limits.timeoutMs / 1000} seconds` : detail) }),
+    () => ({ ok: false, busy: true, message: failure(null, 'too many templates are being rendered at once; try again shortly') }),
+  );
 }
 
 /** The options in a stored environment_params value (anything else in it is ignored). */

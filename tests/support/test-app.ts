@@ -12,6 +12,7 @@ import { connectDatabase, type Database } from '../../engine/storage/connect';
 import { migrate } from '../../engine/storage/migrator';
 import type { Registry } from '../../engine/definitions/registry-types';
 import type { Clock } from '../../engine/auth/clock';
+import { closeSharedSandbox } from '../../engine/sandbox/shared-sandbox';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -107,6 +108,8 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     close: async () => {
       if (schema) await db.knex.raw(`DROP SCHEMA "${schema}" CASCADE`);
       await db.close();
+      // This test file's template sandbox threads (each test file loads its own copy of the modules).
+      await closeSharedSandbox();
       fs.rmSync(media, { recursive: true, force: true });
     },
   };

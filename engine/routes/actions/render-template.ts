@@ -3,10 +3,10 @@ import type { ResolvedModel } from '../../definitions/registry-types';
 import type { CallContext } from '../api-context';
 import type { DetailAction } from '../detail-actions';
 import { actionScope, objectJson, wantsText } from './action-support';
-import { HttpError, methodNotAllowed, notFound } from '../../errors/http-error';
+import { HttpError, methodNotAllowed, notFound, sandboxBusy } from '../../errors/http-error';
 import { and, column, ident, sql } from '../../sql/fragment';
 import { runRows } from '../../query/statements/run';
-import { renderTemplate, templateOptions } from '../../templates/render-template';
+import { renderTemplate, templateLimits, templateOptions } from '../../templates/render-template';
 import { checkWrite } from '../model-routes';
 import { parseJsonBody } from '../json-body';
 import { sendJson } from '../respond';
@@ -39,9 +39,9 @@ export async function answerRendered(ctx: CallContext, req: Request, res: Respon
   const template = ctx.registry.roles.get('config_template')!;
   const [row] = await runRows<{ code: string; params: unknown }>(ctx.knex, sql`SELECT ${column('t', 'template_code')} AS "code", ${column('t', 'environment_params')} AS "params" FROM ${ident(template.table)} AS "t" WHERE "t"."id" = ${templateId}::bigint`);
   if (!row) throw notFound();
-  const out = await renderTemplate(row.code, context, templateOptions(row.params), { timeoutMs: ctx.config.templateTimeoutMs, maxOutput: ctx.config.templateMaxOutput });
+  const out = await renderTemplate(row.code, context, templateOptions(row.params), templateLimits(ctx.config));
   // NetBox answers a template error with a 500; it is the template's fault, not the server's.
-  if (!out.ok) throw new HttpError(400, { detail: out.message });
+  if (!out.ok) throw out.busy ? sandboxBusy(out.message) : new HttpError(400, { detail: out.message });
   if (wantsText(ctx, req)) {
     res.status(200).type('text/plain; charset=utf-8').send(out.text);
     return;
