@@ -27,13 +27,59 @@ export const VM_PROGRAM = String.raw`
     return { ok: false, line: line ? Number(line[1]) : null, message: message || 'error' };
   }
 
+  // Compiled templates, by options and code: compiling is most of a rendering's cost. What is kept is
+  // the compiled functions only, frozen; each rendering still gets a new Environment and Template around
+  // them, so a template that reaches its own environment (it can: a function it calls gets the render
+  // context as this) changes nothing a later rendering uses.
+  var compiled = new Map();
+  var compiledChars = 0;
+  var CACHE_ENTRIES = 256;
+  var CACHE_CHARS = 4 * 1024 * 1024;
+
+  function freezeAll(props) {
+    Object.freeze(props);
+    Object.keys(props).forEach(function (k) {
+      var f = props[k];
+      if (typeof f === 'function') {
+        Object.freeze(f);
+        if (f.prototype) Object.freeze(f.prototype);
+      }
+    });
+    return props;
+  }
+
+  function compile(code, env, key) {
+    var props = compiled.get(key);
+    if (props) return props;
+    try {
+      var source = nunjucks.compiler.compile(code, env.asyncFilters, env.extensionsList, undefined, env.opts);
+      props = freezeAll(new Function(source)());
+    } catch (e) {
+      // Compiled again the usual way, to throw the error as Nunjucks words it (with its line).
+      new nunjucks.Template(code, env, undefined, true);
+      throw e;
+    }
+    while (compiled.size >= CACHE_ENTRIES || (compiled.size && compiledChars + key.length > CACHE_CHARS)) {
+      var oldest = compiled.keys().next().value;
+      compiledChars -= oldest.length;
+      compiled.delete(oldest);
+    }
+    if (key.length <= CACHE_CHARS) {
+      compiled.set(key, props);
+      compiledChars += key.length;
+    }
+    return props;
+  }
+
   function render(code, contextJson, optionsJson, maxChars) {
     var answer;
     try {
       var options = JSON.parse(optionsJson);
       var env = new nunjucks.Environment([], { autoescape: options.autoescape === true, trimBlocks: options.trim_blocks === true, lstripBlocks: options.lstrip_blocks === true });
       installJinjaFilters(env);
-      var out = String(env.renderString(String(code), JSON.parse(contextJson))).replace(/\r\n/g, '\n');
+      var props = compile(String(code), env, optionsJson + '\n' + String(code));
+      var template = new nunjucks.Template({ type: 'code', obj: props }, env, undefined, true);
+      var out = String(template.render(JSON.parse(contextJson))).replace(/\r\n/g, '\n');
       if (options.keep_trailing_newline !== true && out.endsWith('\n')) out = out.slice(0, -1);
       answer = out.length > maxChars ? { ok: false, line: null, message: 'output', output: true } : { ok: true, text: out };
     } catch (e) {

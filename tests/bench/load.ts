@@ -20,6 +20,9 @@ export interface LoadRequest {
   /** http://127.0.0.1:<port><path> */
   url: string;
   headers: Record<string, string>;
+  /** GET when not given. */
+  method?: 'GET' | 'POST';
+  body?: string;
   connections: number;
   seconds: number;
 }
@@ -55,7 +58,7 @@ export function runLoad(req: LoadRequest): Promise<LoadPoint> {
       });
     };
     const instance = autocannon(
-      { url: req.url, connections: req.connections, duration: req.seconds, headers: req.headers, timeout: 60, pipelining: 1 },
+      { url: req.url, method: req.method ?? 'GET', body: req.body, connections: req.connections, duration: req.seconds, headers: req.headers, timeout: 60, pipelining: 1 },
       (err: unknown, result: autocannon.Result | undefined) => finish(err, result),
     );
     watchdog = setTimeout(() => instance.stop(), (req.seconds + 60) * 1000);

@@ -150,6 +150,13 @@ describe('one rendering cannot change another', () => {
     expect(after).toEqual({ ok: true, text: '1-2 A data undefined,undefined,undefined,2' });
   });
 
+  test('a template compiled once and rendered again keeps nothing of its earlier renderings', async () => {
+    // A function the template calls gets Nunjucks' render context as `this`, and through it the environment.
+    const spy = '{{ x.constructor.constructor("var e = this.env; var seen = [typeof e, e.stash, Object.getPrototypeOf(e).stash, e.globals.stash]; try { e.stash = this.ctx.secret; e.globals.stash = this.ctx.secret; Object.getPrototypeOf(e).stash = 1 } catch (err) {} return JSON.stringify(seen)")() }}';
+    expect(await render(spy, { x: 1, secret: 'first-tenant' })).toEqual({ ok: true, text: '["object",null,null,null]' });
+    expect(await render(spy, { x: 1, secret: 'second-tenant' })).toEqual({ ok: true, text: '["object",null,null,null]' });
+  });
+
   test('a rendering sees its own context only', async () => {
     await render('{{ secret }}', { secret: 'first-tenant' });
     const r = await render('{{ secret }}|{{ x.constructor.constructor("return typeof secret")() }}', { x: 1 });
