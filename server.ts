@@ -1,7 +1,6 @@
 import cluster from 'node:cluster';
 import http from 'node:http';
-import os from 'node:os';
-import { loadConfig } from './engine/config';
+import { loadConfig, serverProcesses } from './engine/config';
 import { createApp } from './engine/app';
 import { loadRegistry, openDatabase, openMigrated, packageVersion } from './engine/boot';
 import { systemClock } from './engine/auth/clock';
@@ -24,7 +23,7 @@ const log = (line: string) => console.log(line);
 export async function serve(): Promise<void> {
   const config = loadConfig();
   const registry = loadRegistry(config.schemaDir);
-  const workers = config.databaseUrl ? config.workers || os.availableParallelism() : 1;
+  const workers = serverProcesses(process.env);
   const address = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}/api/`;
   if (cluster.isPrimary && workers > 1) {
     const { db, applied } = await openMigrated(config);

@@ -32,7 +32,7 @@ export interface Config {
   templateMaxOutput: number;
   /** Bytes of heap one rendering's sandbox may use, its context data included. */
   templateMaxMemory: number;
-  /** Sandbox worker threads of a process (templates, event-rule conditions). */
+  /** Sandbox worker threads of a process (templates, event-rule conditions); default: the CPUs shared among the server processes. */
   templateWorkers: number;
   /** Renderings that may wait for a sandbox worker; more are refused (503) rather than queued without end. */
   templateQueueLimit: number;
@@ -128,7 +128,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     templateTimeoutMs: seconds(env, 'PATCHBAY_TEMPLATE_TIMEOUT', 5),
     templateMaxOutput: Math.max(1024, int(env, 'PATCHBAY_TEMPLATE_MAX_OUTPUT', 10_485_760)),
     templateMaxMemory: Math.max(16_777_216, int(env, 'PATCHBAY_TEMPLATE_MAX_MEMORY', 268_435_456)),
-    templateWorkers: Math.max(1, int(env, 'PATCHBAY_TEMPLATE_WORKERS', os.availableParallelism())),
+    // One sandbox per CPU for the whole server: the server processes share the CPUs between them.
+    templateWorkers: Math.max(1, int(env, 'PATCHBAY_TEMPLATE_WORKERS', Math.floor(os.availableParallelism() / serverProcesses(env)))),
     templateQueueLimit: int(env, 'PATCHBAY_TEMPLATE_QUEUE', 100),
     exportMaxObjects: int(env, 'PATCHBAY_EXPORT_MAX_OBJECTS', 10_000),
     mediaRoot: path.resolve(env.PATCHBAY_MEDIA_ROOT || path.join(process.cwd(), 'media')),
@@ -145,6 +146,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     eventsPollMs: Math.max(10, seconds(env, 'PATCHBAY_EVENTS_POLL', 1)),
     webhookTimeoutMs: Math.max(100, seconds(env, 'PATCHBAY_WEBHOOK_TIMEOUT', 10)),
   };
+}
+
+/** Server processes `serve` runs: PATCHBAY_WORKERS (default one per CPU) on a PostgreSQL server, one on the embedded database. */
+export function serverProcesses(env: NodeJS.ProcessEnv): number {
+  return env.DATABASE_URL ? int(env, 'PATCHBAY_WORKERS', 0) || os.availableParallelism() : 1;
 }
 
 /** The operations block of the configuration (docs/operations.md lists each with its default). */
