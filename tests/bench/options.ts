@@ -31,7 +31,8 @@ export const USAGE = `usage: npm run bench -- [options]
   --scale <x>        multiply the baseline data set (default 1)
   --embedded         run the server on embedded PGlite in a temp folder (default: PostgreSQL,
                      DATABASE_URL if set, else database patchbay_bench on 127.0.0.1, recreated)
-  --only <a,b,...>   run only these scenarios ("writes" names the write phases)
+  --only <a,b,...>   run only these scenarios ("writes" names the write phases, "templates" the
+                     template sandbox phase: renders/s, exports/s and the server's memory)
   --quick            smoke run: --duration 2 --scale 0.1
   --write-objects <n> objects each write phase writes (default 500 x scale)
   --write-modes <m>  the write phases under each of: log (as served, default), nolog (the change log's

@@ -6,6 +6,7 @@ import type { RawPoint } from './raw-sql';
 import type { SeedResult } from './seed';
 import type { VerifyOutcome } from './verify';
 import type { WriteRow } from './writes';
+import { templateSection, type TemplateResult } from './template-phase';
 import {
   BASELINE_SOURCE, NETBOX_SEED_OBJ_PER_SEC, NETBOX_SEED_TOTAL_OBJ_PER_SEC, NETBOX_WRITES, netboxPoint,
 } from './netbox-baseline';
@@ -36,6 +37,8 @@ export interface BenchRun {
   scenarios: ScenarioResult[];
   skipped: Array<{ name: string; reason: string }>;
   writes: WriteRow[];
+  /** The template sandbox phase (renders/s, exports/s, memory), when it ran. */
+  templates?: TemplateResult;
   failures: string[];
   /** From the server's output: distinct failure messages. */
   serverErrors: LoggedError[];
@@ -140,6 +143,9 @@ export function renderReport(run: BenchRun): string {
   if (run.writes.length) {
     out.push('## Writes (IP addresses created one POST each, then bulk PATCH and bulk DELETE in batches of 100)', '');
     out.push(...writesTable(run), '');
+  }
+  if (run.templates) {
+    out.push('## Templates (the sandbox: render/ and ?export=, with the server\'s resident memory)', '', ...templateSection(run.templates), '');
   }
   if (seed) out.push('## Seeding', '', ...seedTable(seed), '');
   out.push('## Scenario requests', '', '| scenario | request |', '|---|---|');

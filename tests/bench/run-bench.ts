@@ -8,7 +8,8 @@ import { runLoad, type LoadPoint } from './load';
 import { parseOptions, USAGE, type BenchOptions } from './options';
 import { runRawSql, type RawTask } from './raw-sql';
 import { renderReport, writeReport, type BenchRun, type ScenarioResult } from './report';
-import { DEVICE_WRITES, SCENARIOS, WRITES, type ScenarioContext } from './scenarios';
+import { DEVICE_WRITES, SCENARIOS, TEMPLATES, WRITES, type ScenarioContext } from './scenarios';
+import { measureTemplates, templateFailures } from './template-phase';
 import { assertEmpty, seed } from './seed';
 import { loggedErrors } from './server-log';
 import { createSuperuser, startServer, type ServerProcess } from './server-process';
@@ -155,7 +156,7 @@ export async function runBench(args: string[]): Promise<number> {
     console.log(USAGE);
     return 0;
   }
-  const known = new Set([...SCENARIOS.map((s) => s.name), WRITES, DEVICE_WRITES]);
+  const known = new Set([...SCENARIOS.map((s) => s.name), WRITES, DEVICE_WRITES, TEMPLATES]);
   const unknown = [...(opts.only ?? [])].filter((n) => !known.has(n));
   if (unknown.length) {
     console.error(`--only: no scenario named ${unknown.join(', ')}; known: ${[...known].join(', ')}`);
@@ -207,6 +208,11 @@ export async function runBench(args: string[]): Promise<number> {
     if (!opts.only || opts.only.has(DEVICE_WRITES)) {
       log('bench: device writes');
       await measureDeviceWrites(api, opts, run);
+    }
+    if (!opts.only || opts.only.has(TEMPLATES)) {
+      log('bench: templates');
+      run.templates = await measureTemplates(api, server, opts.duration, opts.connections, log);
+      run.failures.push(...templateFailures(run.templates));
     }
     await server.stop();
     run.serverErrors = loggedErrors(server.log());

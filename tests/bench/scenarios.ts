@@ -185,3 +185,5 @@ export const SCENARIOS: Scenario[] = [
 export const WRITES = 'writes';
 /** Devices of a type with 51 component templates, created one POST each (tests/bench/device-writes.ts). */
 export const DEVICE_WRITES = 'device_writes';
+/** The template phase's name for --only (template-phase.ts). */
+export const TEMPLATES = 'templates';
