@@ -25,6 +25,7 @@ import { overHttps } from './auth/sessions';
 import { RETRY_AFTER_SECONDS, unavailableDetail, unavailableReason } from './storage/db-unavailable';
 import { databaseReachable } from './storage/database-ping';
 import { serveMedia } from './routes/media-files';
+import { frameHeaders } from './routes/frame-headers';
 
 /** Scheme and host of the URLs in answers: HTTPS when the connection is, or when a trusted proxy says so. */
 function originOf(ctx: ApiContext, req: Request): string {
@@ -46,6 +47,7 @@ export function createApp(given: ApiContext): express.Express {
     res.setHeader('X-Request-ID', id);
     next();
   });
+  app.use(frameHeaders);
   app.use(allowedHosts(ctx.config));
   // Bodies are read by the handlers that need them, once the caller is known and allowed (request-body.ts).
   app.use(closeUnreadBodies);
