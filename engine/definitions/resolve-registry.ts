@@ -267,7 +267,8 @@ function resolveFields(model: ResolvedModel, registry: Registry, file: string): 
     }
     if (f.index === 'trigram') {
       if (f.type !== 'string' || f.array) throw new DefinitionError(file, `${at}/index`, 'a trigram index is for single string fields');
-      if (f.secret || f.shown_with) throw new DefinitionError(file, `${at}/index`, 'a concealed field is never searched: it takes no trigram index');
+      if (f.secret) throw new DefinitionError(file, `${at}/index`, 'a secret is never searched: it takes no trigram index');
+      if (f.shown_with) throw new DefinitionError(file, `${at}/index`, 'a field shown only with an action is never searched: it takes no trigram index');
     }
     if (f.shown_with) {
       if (!field.column || f.array || f.write_only) throw new DefinitionError(file, `${at}/shown_with`, 'shown_with is for single stored fields that are shown');
@@ -492,14 +493,16 @@ function resolveModelLists(model: ResolvedModel, file: string, registry: Registr
   model.search.forEach((name, i) => {
     const route = resolvePath(model, name);
     if (!route) throw new DefinitionError(file, `/search/${i}`, `"${name}" is not a stored field or a path through foreign keys to one`);
-    if (isConcealed(route.field)) throw new DefinitionError(file, `/search/${i}`, `"${name}" is concealed (secret or shown_with): it is never searched`);
+    if (route.field.def.secret) throw new DefinitionError(file, `/search/${i}`, `"${name}" is secret: a secret is never searched`);
+    if (isConcealed(route.field)) throw new DefinitionError(file, `/search/${i}`, `"${name}" is shown only with an action: it is never searched`);
   });
   model.ordering = (def.ordering ?? []).map((term, i) => {
     const descending = term.startsWith('-');
     const field = descending ? term.slice(1) : term;
     if (!known(field)) throw new DefinitionError(file, `/ordering/${i}`, `unknown field "${field}"`);
     const ordered = model.fields.get(field);
-    if (ordered && isConcealed(ordered)) throw new DefinitionError(file, `/ordering/${i}`, `"${field}" is concealed (secret or shown_with): it is never ordered by`);
+    if (ordered?.def.secret) throw new DefinitionError(file, `/ordering/${i}`, `"${field}" is secret: a secret is never ordered by`);
+    if (ordered && isConcealed(ordered)) throw new DefinitionError(file, `/ordering/${i}`, `"${field}" is shown only with an action: it is never ordered by`);
     return { field, descending };
   });
   for (const field of model.fieldList) {
