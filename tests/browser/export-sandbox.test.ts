@@ -37,7 +37,9 @@ let profileDir: string;
 beforeAll(async () => {
   if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} does not exist: install Debian's chromium (apt-get install -y chromium) or set CHROMIUM_PATH`);
   t = await startTestApp();
-  expect((await t.api.post('/api/users/users/').set(t.auth).send({ ...ADMIN, is_superuser: true })).status).toBe(201);
+  expect((await t.api.post('/api/users/users/').set(t.auth).send(ADMIN)).status).toBe(201);
+  // is_superuser is read-only through the API, as in NetBox: made so as createsuperuser would.
+  await t.knex.raw(`UPDATE "users_user" SET "is_superuser" = true WHERE "username" = ?`, [ADMIN.username]);
   expect((await t.api.post('/api/dcim/sites/').set(t.auth).send({ name: 'Exported', slug: 'exported' })).status).toBe(201);
   const template = await t.api.post('/api/extras/export-templates/').set(t.auth)
     .send({ name: 'page', content_types: ['dcim.site'], mime_type: 'text/html', as_attachment: false, file_extension: 'html', template_code: EXPLOIT });
@@ -70,7 +72,7 @@ test('an administrator opening an HTML export downloads it: its script does not 
   // Whichever comes first: the browser saves the answer, or the page's script reports that it ran.
   const outcome = Promise.race([
     page.waitForEvent('download', { timeout: 120_000 }).then(async (d) => `download ${d.suggestedFilename()}`),
-    page.waitForFunction(() => document.title.startsWith('script ran'), undefined, { timeout: 120_000 }).then(async () => page.title()),
+    page.waitForFunction("document.title.startsWith('script ran')", undefined, { timeout: 120_000 }).then(async () => page.title()),
   ]);
   // A download aborts the navigation itself: the page stays where it was.
   await page.goto(`${server.base}/api/dcim/sites/?export=page`).catch(() => undefined);

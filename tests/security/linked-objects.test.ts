@@ -1,8 +1,8 @@
 /**
- * Section 3 of the attacker's trial: an interface's /trace/, a port's /paths/, and the link_peers and
- * connected_endpoints of every cabled object showed the objects along a cable in full, whether or not the
- * caller could view them: a hidden cable's label, colour and description, a hidden far end's device and
- * name. Now an object the caller may not view (no permission for its type, or outside its constraints)
+ * Section 3 of the attacker's trial: an interface's /trace/, a port's /paths/, and the link_peers,
+ * connected_endpoints and cable of every cabled object showed the objects along a cable in full, whether
+ * or not the caller could view them: a hidden cable's label, colour and description, a hidden far end's
+ * device and name. Now an object the caller may not view (no permission for its type, or outside its constraints)
  * is shown by its id and URL alone, in every one of those places, and lists still cost a constant number
  * of statements.
  */
@@ -72,7 +72,9 @@ describe('link_peers and connected_endpoints', () => {
     expect(a.link_peers).toEqual([hidden('dcim/front-ports', x.front)]);
     expect(a.connected_endpoints).toEqual([hidden('dcim/interfaces', x.b)]);
     const text = JSON.stringify([p, a]);
-    for (const word of ['right', 'panel', '"q"', 'front', `q on ${x.right}`]) expect([word, text.includes(word)]).toEqual([word, false]);
+    for (const word of ['right', 'panel', '"q"', '"front"', `q on ${x.right}`, 'hidden-label']) expect([word, text.includes(word)]).toEqual([word, false]);
+    // The cable attached to the caller's own interface is along the link too: by id and URL, its label untold.
+    expect([p.cable, a.cable]).toEqual([hidden('dcim/cables', y.c3), hidden('dcim/cables', x.c1)]);
   });
 
   test('the same in lists, brief-less and filtered, at a constant number of statements', async () => {
@@ -97,8 +99,11 @@ describe('link_peers and connected_endpoints', () => {
     expect(p.link_peers).toHaveLength(1);
     expect(p.link_peers[0]).toMatchObject({ id: y.q, name: 'q', device: { id: x.right, name: 'right' } });
     expect(p.connected_endpoints[0]).toMatchObject({ id: y.q, name: 'q' });
+    // Cables are not among what the user may view.
+    expect(p.cable).toEqual(hidden('dcim/cables', y.c3));
     const admin = await get(t.auth, `/api/dcim/interfaces/${x.a}/`);
     expect(admin.link_peers[0]).toMatchObject({ id: x.front, name: 'front' });
+    expect(admin.cable).toMatchObject({ id: x.c1, label: 'hidden-label-1' });
   });
 });
 
@@ -122,6 +127,8 @@ describe('trace and paths', () => {
     const long = (await get(u.h, `/api/dcim/interfaces/${x.a}/trace/`)) as unknown as Json[][];
     expect(long[0]![1]).toMatchObject({ id: x.c1, label: 'hidden-label-1', color: 'ff0000', description: 'hidden-desc-1' });
     expect(long[1]![1]).toEqual(hidden('dcim/cables', x.c2));
+    // The same cables as the ports' own cable field: the one the permission covers in its brief form.
+    expect([long[0]![0]![0].cable, long[1]![0]![0].cable]).toEqual([expect.objectContaining({ id: x.c1, label: 'hidden-label-1' }), hidden('dcim/cables', x.c2)]);
     expect(long.map(([near, , far]) => [(near as Json[]).map((o) => o.name), (far as Json[]).map((o) => o.name)])).toEqual([[['a'], ['front']], [['rear'], ['b']]]);
   });
 

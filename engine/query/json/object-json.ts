@@ -297,15 +297,18 @@ export class JsonCompiler {
   private viewedObject(f: GenericField, typeExpr: Sql, idExpr: Sql, depth: number): Sql {
     const targets = f.genericTargets;
     if (!targets.length || depth > MAX_NESTING) return sql`NULL::json`;
-    const branches = targets.map((m) => {
-      const rows = this.opts.view(m);
-      if (rows === true) return sql`WHEN ${m.label}::text THEN ${this.nestedById(m, idExpr, depth)}`;
-      if (rows === false) return sql`WHEN ${m.label}::text THEN ${this.idOnly(m, idExpr)}`;
-      // The sub-select's own "t" is the linked row: the caller's conditions are written for that alias.
-      const within = sql`${idExpr} IN (SELECT "t"."id" FROM ${ident(m.table)} AS "t" WHERE ${rows})`;
-      return sql`WHEN ${m.label}::text THEN CASE WHEN ${within} THEN ${this.nestedById(m, idExpr, depth)} ELSE ${this.idOnly(m, idExpr)} END`;
-    });
+    const branches = targets.map((m) => sql`WHEN ${m.label}::text THEN ${this.viewedById(m, idExpr, depth)}`);
     return sql`CASE ${typeExpr} ${join(branches, ' ')} END`;
+  }
+
+  /** As nestedById, for an object reached along a link: in its brief form if the reader may view it, else by id and URL. */
+  private viewedById(model: ResolvedModel, idExpr: Sql, depth: number): Sql {
+    const rows = this.opts.view(model);
+    if (rows === true) return this.nestedById(model, idExpr, depth);
+    if (rows === false) return this.idOnly(model, idExpr);
+    // The sub-select's own "t" is the linked row: the caller's conditions are written for that alias.
+    const within = sql`${idExpr} IN (SELECT "t"."id" FROM ${ident(model.table)} AS "t" WHERE ${rows})`;
+    return sql`CASE WHEN ${within} THEN ${this.nestedById(model, idExpr, depth)} ELSE ${this.idOnly(model, idExpr)} END`;
   }
 
   /** An object the reader may not view, by id and URL (idAndUrl); NULL when it is gone. */
@@ -442,7 +445,8 @@ export class JsonCompiler {
     if (f.def.as === 'exists') return sql`EXISTS (SELECT 1 ${from})`;
     const pick = f.reverse.pick;
     if (!pick) return sql`(SELECT ${column(h, 'id')} ${from} ORDER BY ${column(h, 'id')} LIMIT 1)`;
-    if (pick.kind === 'fk') return sql`(SELECT ${this.nestedById(pick.target, column(h, pick.column), depth)} ${from} ORDER BY ${column(h, 'id')} LIMIT 1)`;
+    // The object the attaching row names (a component's cable) is along a link too: shown as link peers are.
+    if (pick.kind === 'fk') return sql`(SELECT ${this.viewedById(pick.target, column(h, pick.column), depth)} ${from} ORDER BY ${column(h, 'id')} LIMIT 1)`;
     if (!hasColumn(pick)) throw new Error(`${f.model.label}.${f.name}: picks ${pick.name}, which has no column`);
     const v = sql`(SELECT ${storedValue(pick, h)} ${from} ORDER BY ${column(h, 'id')} LIMIT 1)`;
     return pick.nullable ? v : sql`coalesce(${v}, '')`;
