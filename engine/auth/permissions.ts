@@ -46,7 +46,7 @@ export async function loadGrants(db: Knex, registry: Registry, userId: number): 
  * naming one explicitly is the administrator's decision, and opens it as in NetBox (what it holds that is
  * concealed stays so: token keys to their owner, a webhook's secret to those who may change it).
  */
-export function exemptFromView(config: Config, model: ResolvedModel): boolean {
+function exemptFromView(config: Config, model: ResolvedModel): boolean {
   if (model.def.exempt_view_permission) return true;
   const exempt = config.exemptViewPermissions;
   if (exempt.includes(model.label)) return true;

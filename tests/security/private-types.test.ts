@@ -6,9 +6,14 @@
  * and additional headers (`shown_with: change`) show only to callers who may change that webhook, whose
  * filters on them match nothing for anyone else. A token's last_used can no longer be written.
  */
+import path from 'node:path';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { apiWith } from '../support/listen';
+import { loadDefinitions, type LoadedDefinition } from '../../engine/definitions/load-definitions';
+import { resolveRegistry } from '../../engine/definitions/resolve-registry';
 import { grant, made, newUser, stringsIn, type User } from './support';
+
+const SCHEMA = path.resolve(__dirname, '..', '..', 'schema');
 
 let t: TestApp;
 let hooks: { alpha: number; beta: number };
@@ -154,5 +159,29 @@ describe("a token's last_used is read-only through the API", () => {
     const names = Object.keys(doc.components.schemas).filter((n) => /Token/.test(n) && /Request/.test(n));
     expect(names.length).toBeGreaterThan(0);
     for (const n of names) expect([n, 'last_used' in (doc.components.schemas[n].properties ?? {})]).toEqual([n, false]);
+  });
+});
+
+describe('the definition language keeps a shown_with field concealed', () => {
+  const patched = (label: string, change: (def: Record<string, unknown>) => void): LoadedDefinition[] => {
+    const all = loadDefinitions(SCHEMA).map((l) => ({ ...l, def: JSON.parse(JSON.stringify(l.def)) }));
+    change(all.find((l) => `${l.def.app}.${l.def.model}` === label)!.def as unknown as Record<string, unknown>);
+    return all;
+  };
+  const fields = (def: Record<string, unknown>) => def.fields as Record<string, Record<string, unknown>>;
+
+  test.each([
+    ['searched', (d: Record<string, unknown>) => (d.search = ['additional_headers']), /"additional_headers" is shown only with an action: it is never searched/],
+    ['ordered by', (d: Record<string, unknown>) => (d.ordering = ['additional_headers']), /"additional_headers" is shown only with an action: it is never ordered by/],
+    ['in the brief form', (d: Record<string, unknown>) => (d.brief = ['id', 'url', 'display', 'name', 'additional_headers']), /never in the brief form/],
+    ['in the display', (d: Record<string, unknown>) => (d.display = '{name} {additional_headers}'), /"additional_headers" is concealed/],
+    ['trigram-indexed', (d: Record<string, unknown>) => { fields(d).ca_file_path = { type: 'string', max_length: 10, index: 'trigram', shown_with: 'change' }; }, /never searched: it takes no trigram index/],
+  ])('%s', (_what, change, message) => {
+    expect(() => resolveRegistry(patched('extras.webhook', change))).toThrow(message);
+  });
+
+  test('view_through names a generic relation; media_type is for strings', () => {
+    expect(() => resolveRegistry(patched('extras.objectchange', (d) => (d.view_through = 'user')))).toThrow(/"user" is not a generic relation of extras.objectchange/);
+    expect(() => resolveRegistry(patched('extras.exporttemplate', (d) => (fields(d).as_attachment!.media_type = true)))).toThrow(/media_type is for single string fields/);
   });
 });
