@@ -26,6 +26,7 @@ import { RETRY_AFTER_SECONDS, unavailableDetail, unavailableReason } from './sto
 import { databaseReachable } from './storage/database-ping';
 import { serveMedia } from './routes/media-files';
 import { configureSharedSandbox } from './sandbox/shared-sandbox';
+import { frameHeaders } from './routes/frame-headers';
 
 /** Scheme and host of the URLs in answers: HTTPS when the connection is, or when a trusted proxy says so. */
 function originOf(ctx: ApiContext, req: Request): string {
@@ -48,6 +49,7 @@ export function createApp(given: ApiContext): express.Express {
     res.setHeader('X-Request-ID', id);
     next();
   });
+  app.use(frameHeaders);
   app.use(allowedHosts(ctx.config));
   // Bodies are read by the handlers that need them, once the caller is known and allowed (request-body.ts).
   app.use(closeUnreadBodies);

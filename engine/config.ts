@@ -11,8 +11,11 @@ export interface Config {
   paginateCount: number;
   /** 0 lifts the cap. */
   maxPageSize: number;
-  /** `<app>.<model>` labels anyone may read, or '*' for all. */
-  exemptViewPermissions: string[] | '*';
+  /**
+   * `<app>.<model>` labels anyone may read; '*' among them stands for every type that is not private
+   * (NetBox's EXEMPT_EXCLUDE_MODELS), and a private type named beside it is exempt too.
+   */
+  exemptViewPermissions: string[];
   loginRequired: boolean;
   maintenanceMode: boolean;
   allowTokenRetrieval: boolean;
@@ -109,7 +112,6 @@ function list(raw: string | undefined): string[] {
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const exempt = list(env.EXEMPT_VIEW_PERMISSIONS);
   return {
     port: int(env, 'PORT', 8000),
     host: env.HOST || '0.0.0.0',
@@ -117,7 +119,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: path.resolve(env.PATCHBAY_DATA_DIR || path.join(process.cwd(), 'data')),
     paginateCount: Math.max(1, int(env, 'PAGINATE_COUNT', 50)),
     maxPageSize: int(env, 'MAX_PAGE_SIZE', 1000),
-    exemptViewPermissions: exempt.includes('*') ? '*' : exempt,
+    exemptViewPermissions: list(env.EXEMPT_VIEW_PERMISSIONS),
     loginRequired: bool(env, 'LOGIN_REQUIRED', false),
     maintenanceMode: bool(env, 'MAINTENANCE_MODE', false),
     allowTokenRetrieval: bool(env, 'ALLOW_TOKEN_RETRIEVAL', true),

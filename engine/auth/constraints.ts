@@ -3,14 +3,25 @@ import { and, column, ident, or, sql, type Sql } from '../sql/fragment';
 import { castArray, castValue } from '../sql/casts';
 import { likeEscape } from '../filters/filter-values';
 import { comparableFor, type Comparable } from '../validation/comparable-values';
+import { isConcealed } from '../definitions/concealed-fields';
 
 /** Django lookups a permission constraint may use, as NetBox's constraints are Django filters. */
 const LOOKUPS = new Set(['exact', 'iexact', 'in', 'isnull', 'contains', 'icontains', 'startswith', 'istartswith', 'endswith', 'iendswith', 'gt', 'gte', 'lt', 'lte']);
 
 export class ConstraintError extends Error {}
 
-let aliasCounter = 0;
-const nextAlias = () => `c${(aliasCounter = (aliasCounter + 1) % 1_000_000)}`;
+/**
+ * Aliases for the sub-selects one constraint walks through, numbered from 1 in each constraintCondition:
+ * each lives in its own sub-select, so numbering again per call is safe, and the same constraint always
+ * gives the same SQL text (a representation compiled for a caller's permissions is kept by that text).
+ */
+class Aliases {
+  private n = 0;
+  next(): string {
+    this.n += 1;
+    return `c${this.n}`;
+  }
+}
 
 /** "$user" in a constraint stands for the requesting user's id, as in NetBox. */
 function substitute(value: unknown, userId: number): unknown {
@@ -61,15 +72,15 @@ function scalar(col: Sql, field: ResolvedField | null, lookup: string, value: un
 }
 
 /** One `path__lookup: value` pair of a constraint, as SQL on the model aliased `alias`. */
-function pair(model: ResolvedModel, alias: string, key: string, value: unknown): Sql {
+function pair(aliases: Aliases, model: ResolvedModel, alias: string, key: string, value: unknown): Sql {
   const parts = key.split('__');
   const last = parts[parts.length - 1]!;
   const lookup = parts.length > 1 && LOOKUPS.has(last) ? last : 'exact';
   const path = lookup === last && parts.length > 1 ? parts.slice(0, -1) : parts;
-  return walk(model, alias, path, lookup, value);
+  return walk(aliases, model, alias, path, lookup, value);
 }
 
-function walk(model: ResolvedModel, alias: string, path: string[], lookup: string, value: unknown): Sql {
+function walk(aliases: Aliases, model: ResolvedModel, alias: string, path: string[], lookup: string, value: unknown): Sql {
   const [head, ...rest] = path;
   if (head === 'id' || head === 'pk') {
     if (rest.length) throw new ConstraintError(`cannot follow ${head}`);
@@ -86,18 +97,18 @@ function walk(model: ResolvedModel, alias: string, path: string[], lookup: strin
     const col = column(alias, field.column);
     if (!rest.length) return scalar(col, null, lookup, value);
     if (viaId) throw new ConstraintError(`cannot follow ${head}`);
-    const inner = nextAlias();
-    const c = walk(field.target, inner, rest, lookup, value);
+    const inner = aliases.next();
+    const c = walk(aliases, field.target, inner, rest, lookup, value);
     return sql`${col} IN (SELECT ${column(inner, 'id')} FROM ${ident(field.target.table)} AS ${ident(inner)} WHERE ${c})`;
   }
   if ((field.kind === 'm2m' || field.kind === 'tags') && field.target && field.joinTable) {
-    const j = nextAlias();
-    const inner = nextAlias();
-    const c = rest.length ? walk(field.target, inner, rest, lookup, value) : scalar(column(inner, 'id'), null, lookup, value);
+    const j = aliases.next();
+    const inner = aliases.next();
+    const c = rest.length ? walk(aliases, field.target, inner, rest, lookup, value) : scalar(column(inner, 'id'), null, lookup, value);
     return sql`EXISTS (SELECT 1 FROM ${ident(field.joinTable)} AS ${ident(j)} JOIN ${ident(field.target.table)} AS ${ident(inner)} ON ${column(inner, 'id')} = ${column(j, 'target_id')} WHERE ${column(j, 'source_id')} = ${column(alias, 'id')} AND ${c})`;
   }
   if (rest.length || !field.column) throw new ConstraintError(`cannot constrain on ${model.label}.${head}`);
-  if (field.def.secret && lookup !== 'exact' && lookup !== 'in') throw new ConstraintError(`${model.label}.${head} is secret: exact match only`);
+  if (isConcealed(field) && lookup !== 'exact' && lookup !== 'in') throw new ConstraintError(`${model.label}.${head} is concealed: exact match only`);
   return scalar(column(alias, field.column), field, lookup, value);
 }
 
@@ -108,11 +119,12 @@ function walk(model: ResolvedModel, alias: string, path: string[], lookup: strin
 export function constraintCondition(model: ResolvedModel, constraints: unknown, userId: number): Sql | null {
   const sets = Array.isArray(constraints) ? constraints : [constraints];
   const ors: Sql[] = [];
+  const aliases = new Aliases();
   for (const set of sets) {
     if (set === null || typeof set !== 'object' || Array.isArray(set)) throw new ConstraintError('a constraint is an object of lookups');
     const entries = Object.entries(set as Record<string, unknown>);
     if (!entries.length) return null;
-    ors.push(and(entries.map(([k, v]) => pair(model, 't', k, substitute(v, userId)))));
+    ors.push(and(entries.map(([k, v]) => pair(aliases, model, 't', k, substitute(v, userId)))));
   }
   if (!ors.length) return null;
   return or(ors);

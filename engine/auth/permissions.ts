@@ -5,6 +5,7 @@ import { runRows } from '../query/statements/run';
 import type { Config } from '../config';
 import type { Principal } from './authenticate';
 import { constraintCondition, ConstraintError } from './constraints';
+import { throughCondition, viewThroughField } from './view-through';
 
 export type Action = 'view' | 'add' | 'change' | 'delete';
 
@@ -39,14 +40,17 @@ export async function loadGrants(db: Knex, registry: Registry, userId: number): 
   }));
 }
 
-/** Roles whose objects say who may do what: '*' leaves them out, as NetBox's EXEMPT_EXCLUDE_MODELS (naming one still opens it). */
-const WILDCARD_EXCLUDED_ROLES: ReadonlySet<string> = new Set(['user', 'permission']);
-
+/**
+ * Whether anyone may read the type without a permission. `*` leaves private types out (users, groups,
+ * permissions, tokens, webhooks...: the definition's `private`), as NetBox's EXEMPT_EXCLUDE_MODELS does;
+ * naming one explicitly is the administrator's decision, and opens it as in NetBox (what it holds that is
+ * concealed stays so: token keys to their owner, a webhook's secret to those who may change it).
+ */
 function exemptFromView(config: Config, model: ResolvedModel): boolean {
   if (model.def.exempt_view_permission) return true;
   const exempt = config.exemptViewPermissions;
-  if (exempt === '*') return !WILDCARD_EXCLUDED_ROLES.has(model.def.role ?? '');
-  return exempt.includes(model.label);
+  if (exempt.includes(model.label)) return true;
+  return exempt.includes('*') && !model.private;
 }
 
 /**
@@ -64,6 +68,22 @@ export async function scopeFor(
   grants: () => Promise<Grant[]>,
 ): Promise<Scope> {
   if (principal?.isSuperuser) return { allowed: true, conditions: [] };
+  const own = await ownScope(principal, config, model, action, grants);
+  // A row that holds another object's data (a change, an event) is seen only where that object may be.
+  const through = action === 'view' ? viewThroughField(model) : null;
+  if (!own.allowed || !through) return own;
+  const seen = await throughCondition(through, (target) => scopeFor(principal, config, target, 'view', grants));
+  return { allowed: true, conditions: [...own.conditions, seen] };
+}
+
+/** What the caller may do with the model's rows by the model's own permissions (its view_through aside). */
+async function ownScope(
+  principal: Principal | null,
+  config: Config,
+  model: ResolvedModel,
+  action: Action,
+  grants: () => Promise<Grant[]>,
+): Promise<Scope> {
   // Owned objects (tokens) belong to someone: nobody anonymous sees any, even of an exempt type.
   const owner: Sql[] = !model.ownerField
     ? []

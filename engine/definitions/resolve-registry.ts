@@ -8,6 +8,7 @@ import { sqlName } from '../storage/identifiers';
 import { hasNamedFunction, hasListAction, hasAppView } from './named-functions';
 import { hasValidator } from '../validation/named-validators';
 import { jsonSchemaProblem } from '../validation/json-schema-check';
+import { isConcealed } from './concealed-fields';
 
 /** Fields every model has whether or not its file names them. */
 export const IMPLICIT_FIELDS = ['id', 'url', 'display'] as const;
@@ -267,7 +268,13 @@ function resolveFields(model: ResolvedModel, registry: Registry, file: string): 
     if (f.index === 'trigram') {
       if (f.type !== 'string' || f.array) throw new DefinitionError(file, `${at}/index`, 'a trigram index is for single string fields');
       if (f.secret) throw new DefinitionError(file, `${at}/index`, 'a secret is never searched: it takes no trigram index');
+      if (f.shown_with) throw new DefinitionError(file, `${at}/index`, 'a field shown only with an action is never searched: it takes no trigram index');
     }
+    if (f.shown_with) {
+      if (!field.column || f.array || f.write_only) throw new DefinitionError(file, `${at}/shown_with`, 'shown_with is for single stored fields that are shown');
+      if (def.brief.includes(name)) throw new DefinitionError(file, `${at}/shown_with`, 'a field shown only with an action is never in the brief form');
+    }
+    if (f.media_type && (f.type !== 'string' || f.array)) throw new DefinitionError(file, `${at}/media_type`, 'media_type is for single string fields');
     if (f.index === 'containment' && f.type !== 'json') throw new DefinitionError(file, `${at}/index`, 'a containment index is for json fields');
     if (f.json_schema !== undefined) {
       if (f.type !== 'json') throw new DefinitionError(file, `${at}/json_schema`, 'json_schema is for json fields');
@@ -455,6 +462,9 @@ function resolveModelLists(model: ResolvedModel, file: string, registry: Registr
     model.ownerField = owner;
   }
   if (def.owner_may && !def.owner_field) throw new DefinitionError(file, '/owner_may', 'owner_may needs owner_field');
+  if (def.view_through !== undefined && model.fields.get(def.view_through)?.kind !== 'generic_fk') {
+    throw new DefinitionError(file, '/view_through', `"${def.view_through}" is not a generic relation of ${model.label}`);
+  }
   if (def.read_only && def.list_actions && Object.keys(def.list_actions).length) throw new DefinitionError(file, '/read_only', 'a read-only model has no list actions');
   def.brief.forEach((name, i) => {
     if (!known(name)) throw new DefinitionError(file, `/brief/${i}`, `unknown field "${name}"`);
@@ -472,6 +482,8 @@ function resolveModelLists(model: ResolvedModel, file: string, registry: Registr
       const last = steps[steps.length - 1]!;
       const ok = at === model ? known(last) : last === 'id' || !!at.fields.get(last)?.column;
       if (!ok) throw new DefinitionError(file, '/display', `unknown field "${placeholder}" in display template`);
+      const shown = at.fields.get(last);
+      if (shown && isConcealed(shown)) throw new DefinitionError(file, '/display', `"${placeholder}" is concealed (secret or shown_with): a display shows it to everyone`);
     }
   }
   for (const [alias, canonical] of model.writeAliases) {
@@ -482,12 +494,15 @@ function resolveModelLists(model: ResolvedModel, file: string, registry: Registr
     const route = resolvePath(model, name);
     if (!route) throw new DefinitionError(file, `/search/${i}`, `"${name}" is not a stored field or a path through foreign keys to one`);
     if (route.field.def.secret) throw new DefinitionError(file, `/search/${i}`, `"${name}" is secret: a secret is never searched`);
+    if (isConcealed(route.field)) throw new DefinitionError(file, `/search/${i}`, `"${name}" is shown only with an action: it is never searched`);
   });
   model.ordering = (def.ordering ?? []).map((term, i) => {
     const descending = term.startsWith('-');
     const field = descending ? term.slice(1) : term;
     if (!known(field)) throw new DefinitionError(file, `/ordering/${i}`, `unknown field "${field}"`);
-    if (model.fields.get(field)?.def.secret) throw new DefinitionError(file, `/ordering/${i}`, `"${field}" is secret: a secret is never ordered by`);
+    const ordered = model.fields.get(field);
+    if (ordered?.def.secret) throw new DefinitionError(file, `/ordering/${i}`, `"${field}" is secret: a secret is never ordered by`);
+    if (ordered && isConcealed(ordered)) throw new DefinitionError(file, `/ordering/${i}`, `"${field}" is shown only with an action: it is never ordered by`);
     return { field, descending };
   });
   for (const field of model.fieldList) {

@@ -3,7 +3,8 @@ import type { OrderTerm, Registry, ResolvedModel } from '../definitions/registry
 import type { Sql } from '../sql/fragment';
 import { customFieldConditions, parseCustomFieldParam, type CustomFieldParam } from './custom-field-filters';
 import { FilterErrors } from './filter-errors';
-import type { ExistenceCheck } from './filter-context';
+import type { ExistenceCheck, FilterContext } from './filter-context';
+import type { Rows } from '../query/json/reader-access';
 import { filterTable } from './filter-table';
 import { orderingOf } from './ordering-param';
 import { searchCondition } from './search-filter';
@@ -26,10 +27,17 @@ const MAX_VALUES = 1000;
  * different parameters AND, repeated values OR (tags AND). Unknown parameters are ignored, as NetBox
  * does; a known filter with a bad value is a 400 naming the parameter.
  */
-export async function compileListQuery(db: Knex | Knex.Transaction, registry: Registry, model: ResolvedModel, query: URLSearchParams, caller: { userId: number | null } = { userId: null }): Promise<ListPlan> {
+export async function compileListQuery(
+  db: Knex | Knex.Transaction,
+  registry: Registry,
+  model: ResolvedModel,
+  query: URLSearchParams,
+  caller: { userId: number | null; reveal?: Rows } = { userId: null },
+): Promise<ListPlan> {
   const errors = new FilterErrors();
   const checks: ExistenceCheck[] = [];
-  const ctx = { db, registry, errors, checks };
+  // Without a word from the caller, a filter on a shown_with field matches nothing (it would tell the value).
+  const ctx: FilterContext = { db, registry, errors, checks, reveal: caller.reveal ?? false };
   const table = filterTable(model);
   const conditions: Sql[] = [];
   const customs: CustomFieldParam[] = [];

@@ -106,6 +106,8 @@ function onePath(model: ResolvedModel, name: string, spec: Filter, path: string)
   }
   const f = route.field;
   if (f.def.secret && spec.lookup !== 'field') throw new Error(`${model.label}: filter ${name}: ${path} is secret: only its own exact-match filter may reach it`);
+  // Its filter matches by the caller's action on the list's own rows: a path to another model's would not know which.
+  if (f.def.shown_with) throw new Error(`${model.label}: filter ${name}: ${path} is shown only with ${f.def.shown_with}: only its own filter may reach it`);
   /** The filter `pick` makes for a column, named after the declaration; refused at startup when there is none. */
   const named = (pick: (col: Sql) => FilterDef | undefined, why: string): FilterAt => {
     if (!pick(column('t', 'id'))) throw new Error(`${model.label}: filter ${name}: ${why}`);

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Registry } from '../definitions/registry-types';
 import type { FilterErrors } from './filter-errors';
 import type { Sql } from '../sql/fragment';
+import type { Rows } from '../query/json/reader-access';
 
 /** What compiling a list's filters needs: the registry, a database handle, the error sink, the deferred checks. */
 export interface FilterContext {
@@ -10,6 +11,8 @@ export interface FilterContext {
   errors: FilterErrors;
   /** Checks the read's statement makes alongside the page (objects a filter names must exist). */
   checks: ExistenceCheck[];
+  /** The rows whose shown_with fields the caller may see: a filter on such a field matches no others. */
+  reveal: Rows;
 }
 
 /**

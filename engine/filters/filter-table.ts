@@ -5,6 +5,7 @@ import { parseAll, parseValue, type ValueKind } from './filter-values';
 import { emptyCondition, ORDERED_LOOKUPS, scalarCondition, STRING_LOOKUPS, type Cast } from './scalar-lookups';
 import { relationFilters } from './relation-filters';
 import { domainFilters } from './domain-filters';
+import { isConcealed } from '../definitions/concealed-fields';
 
 /**
  * One filter parameter of a list endpoint. `compile` turns the lookup and the (possibly repeated)
@@ -80,8 +81,11 @@ export function fieldFilters(model: ResolvedModel, field: ResolvedField, at?: Sq
   }
   if (!field.column || field.writeOnly) return [];
   const col = at ?? column('t', field.column);
-  // A secret matches only as a whole: a prefix, a range or an emptiness test would let it be guessed piece by piece.
-  if (field.def.secret) return [columnFilter(field.name, col, 'string', ['exact'], null, field)];
+  // A concealed value matches only as a whole: a prefix, a range or an emptiness test would let it be guessed piece by piece.
+  if (isConcealed(field)) {
+    const exact = columnFilter(field.name, col, 'string', ['exact'], null, field);
+    return [field.def.shown_with ? revealedOnly(exact) : exact];
+  }
   if (field.array) {
     if (TEXT_KINDS.has(field.kind)) return [arrayContainsFilter(field.name, col, field, 'string')];
     return NUMBER_KINDS[field.kind] === 'integer' ? [arrayContainsFilter(field.name, col, field, 'integer')] : [];
@@ -136,6 +140,18 @@ function arrayContainsFilter(name: string, col: Sql, field: ResolvedField, kind:
       if (!parsed) return null;
       const c = kind === 'integer' ? sql`${col}::bigint[] && ${parsed}::bigint[]` : sql`${col} && ${parsed}::text[]`;
       return lookup === 'n' ? sql`NOT (${c})` : c;
+    },
+  };
+}
+
+/** A filter on a shown_with field matches only rows whose value the caller may see: of the others it tells nothing. */
+function revealedOnly(def: FilterDef): FilterDef {
+  return {
+    ...def,
+    async compile(lookup, values, param, ctx) {
+      const c = await def.compile(lookup, values, param, ctx);
+      if (!c || ctx.reveal === true) return c;
+      return ctx.reveal === false ? sql`FALSE` : sql`(${c}) AND (${ctx.reveal})`;
     },
   };
 }

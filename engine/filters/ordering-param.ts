@@ -1,11 +1,12 @@
 import type { OrderTerm, ResolvedModel } from '../definitions/registry-types';
+import { isConcealed } from '../definitions/concealed-fields';
 
 /** Whether a field can be ordered by: stored columns, foreign keys (by the related natural order), computed SQL. */
 export function orderable(model: ResolvedModel, name: string): boolean {
   if (name === 'id' || (name === 'created' && model.timestamps !== false) || (name === 'last_updated' && model.lastUpdated)) return true;
   const f = model.fields.get(name);
   // A secret's order would tell its value a bit at a time.
-  if (!f || f.writeOnly || f.array || f.def.secret) return false;
+  if (!f || f.writeOnly || f.array || isConcealed(f)) return false;
   return !!f.column || (f.kind === 'computed' && !!f.def.sql);
 }
 

@@ -10,6 +10,7 @@ import { credentialsAreCurrent, StaleCredentials } from '../auth/credential-cach
 import { ident, sql, type Sql } from '../sql/fragment';
 import { ContextJson, renderTemplate, templateLimits } from '../templates/render-template';
 import { jsonOptions } from './read-handlers';
+import { setExportHeaders } from './export-headers';
 
 /**
  * NetBox's ExportTemplatesMixin: `?export=<name>` on a list renders the export template of that name
@@ -34,7 +35,7 @@ export async function exportList(ctx: CallContext, res: Response, model: Resolve
     offset: 0,
     form: 'full',
     omit: new Set(),
-    json: jsonOptions(ctx),
+    json: await jsonOptions(ctx, { model, form: 'full' }),
     current: credentialsAreCurrent(ctx.principal),
     checks: plan.checks.map((c) => c.firstMissing),
   });
@@ -52,11 +53,8 @@ export async function exportList(ctx: CallContext, res: Response, model: Resolve
   // The objects are JSON text from the database already: handed to the sandbox as they are.
   const out = await renderTemplate(template.code, new ContextJson(`{"queryset":${row!.results}}`), {}, templateLimits(ctx.config));
   if (!out.ok) throw out.busy ? sandboxBusy(out.message) : new HttpError(400, { export: [out.message] });
-  res.status(200).setHeader('Content-Type', template.mime || 'text/plain; charset=utf-8');
-  if (template.attachment) {
-    const extension = template.extension ? `.${template.extension}` : '';
-    res.setHeader('Content-Disposition', `attachment; filename="netbox_${model.verboseNamePlural.replace(/ /g, '_')}${extension}"`);
-  }
+  res.status(200);
+  setExportHeaders(res, template, `netbox_${model.verboseNamePlural.replace(/ /g, '_')}`);
   // Sent as the bytes rendered, under the template's own MIME type (Express would add a charset to it).
   res.end(Buffer.from(out.text, 'utf8'));
 }

@@ -71,7 +71,7 @@ export async function createInOneStatement(ctx: CallContext, model: ResolvedMode
   if (!p) return null;
   const columns = p.write.columns;
   // The response that creates an object shows its secrets (a new token's key), whatever ALLOW_TOKEN_RETRIEVAL says.
-  const statement = insertOneStatement(ctx.registry, { model, names: Object.keys(columns).sort(), row: documentRow(model, columns), json: jsonOptions(ctx, true), guard: p.guard });
+  const statement = insertOneStatement(ctx.registry, { model, names: Object.keys(columns).sort(), row: documentRow(model, columns), json: await jsonOptions(ctx, { model, form: 'full' }, true), guard: p.guard });
   const row = await run(ctx, model, statement);
   if (!row || row.id === null || row.body === null) return null;
   return { id: Number(row.id), body: row.body };
@@ -83,7 +83,7 @@ export async function updateInOneStatement(ctx: CallContext, model: ResolvedMode
   if (!p) return null;
   const { columns, mergeColumns } = p.write;
   const statement = updateOneStatement(ctx.registry, {
-    model, id, names: Object.keys(columns).sort(), row: documentRow(model, columns), mergeColumns: new Set(mergeColumns), conditions: view, json: jsonOptions(ctx), guard: p.guard,
+    model, id, names: Object.keys(columns).sort(), row: documentRow(model, columns), mergeColumns: new Set(mergeColumns), conditions: view, json: await jsonOptions(ctx, { model, form: 'full' }), guard: p.guard,
   });
   const row = await run(ctx, model, statement);
   if (!row) return null;

@@ -1,5 +1,6 @@
 import type { ResolvedModel } from '../definitions/registry-types';
-import type { Form } from '../query/json/object-json';
+import type { Form, JsonOptions } from '../query/json/object-json';
+import { readerAccess, type Shown } from './reader-access';
 import { detailStatement, listStatement } from '../query/statements/read-statements';
 import { credentialsAreCurrent, StaleCredentials } from '../auth/credential-cache';
 import { runRows } from '../query/statements/run';
@@ -27,7 +28,9 @@ export function omitOf(query: URLSearchParams): Set<string> {
  */
 export async function listObjects(ctx: CallContext, model: ResolvedModel, fullUrl: string, scope: Sql[]): Promise<string> {
   const page = pageOf(ctx.config, ctx.query);
-  const plan = await compileListQuery(ctx.knex, ctx.registry, model, ctx.query, { userId: ctx.principal?.userId ?? null });
+  const form = formOf(ctx.query);
+  const json = await jsonOptions(ctx, { model, form });
+  const plan = await compileListQuery(ctx.knex, ctx.registry, model, ctx.query, { userId: ctx.principal?.userId ?? null, reveal: json.access.reveal(model) });
   const conditions = [...scope, ...plan.conditions];
   const checks = plan.checks.map((c) => c.firstMissing);
   const statement = listStatement(ctx.registry, {
@@ -36,9 +39,9 @@ export async function listObjects(ctx: CallContext, model: ResolvedModel, fullUr
     ordering: plan.ordering,
     limit: page.limit,
     offset: page.offset,
-    form: formOf(ctx.query),
+    form,
     omit: omitOf(ctx.query),
-    json: jsonOptions(ctx),
+    json,
     current: credentialsAreCurrent(ctx.principal),
     checks,
   });
@@ -57,13 +60,21 @@ export async function listObjects(ctx: CallContext, model: ResolvedModel, fullUr
 /** GET on a detail endpoint: one statement. */
 export async function getObject(ctx: CallContext, model: ResolvedModel, id: number, scope: Sql[]): Promise<string> {
   const conditions = [...scope, sql`"t"."id" = ${id}`];
-  const statement = detailStatement(ctx.registry, { model, conditions, form: formOf(ctx.query), omit: omitOf(ctx.query), json: jsonOptions(ctx), current: credentialsAreCurrent(ctx.principal) });
+  const form = formOf(ctx.query);
+  const json = await jsonOptions(ctx, { model, form });
+  const statement = detailStatement(ctx.registry, { model, conditions, form, omit: omitOf(ctx.query), json, current: credentialsAreCurrent(ctx.principal) });
   const [row] = await runRows<{ current: boolean; body: string | null }>(ctx.knex, statement);
   if (!row!.current) throw new StaleCredentials();
   if (row!.body === null) throw notFound();
   return row!.body;
 }
 
-export function jsonOptions(ctx: CallContext, revealSecrets = ctx.config.allowTokenRetrieval): { origin: string; revealSecrets: boolean } {
-  return { origin: ctx.origin, revealSecrets };
+/**
+ * How the representations of an answer are built for this caller: the request's origin, whether secrets
+ * show (ALLOW_TOKEN_RETRIEVAL, unless the answer creates the object), and what the caller may see of the
+ * objects they link to. Awaited before any transaction the answer is read in: it may load permissions.
+ */
+export async function jsonOptions(ctx: CallContext, shown: Shown | readonly Shown[], revealSecrets = ctx.config.allowTokenRetrieval): Promise<JsonOptions> {
+  const list = Array.isArray(shown) ? (shown as readonly Shown[]) : [shown as Shown];
+  return { origin: ctx.origin, revealSecrets, access: await readerAccess(ctx, list) };
 }

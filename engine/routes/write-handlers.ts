@@ -13,6 +13,7 @@ import { asPgError, constraintErrors, FK_VIOLATION, isRetryable, RESTRICT_VIOLAT
 import { objectUrl, writtenObjects } from '../query/written-objects';
 import { credentialsAreCurrent, StaleCredentials } from '../auth/credential-cache';
 import { jsonOptions } from './read-handlers';
+import type { JsonOptions } from '../query/json/object-json';
 import { checkTreeParent } from '../storage/tree-parent';
 import type { CallContext } from './api-context';
 import { HttpError, notFound, permissionDenied } from '../errors/http-error';
@@ -223,10 +224,11 @@ function withOwner(ctx: CallContext, model: ResolvedModel, item: unknown): unkno
 
 /**
  * The answer to a write, read as its transaction's last statement; credentials found out of date there
- * abort the write (it rolls back, and the request is run again with fresh ones: engine/app.ts).
+ * abort the write (it rolls back, and the request is run again with fresh ones: engine/app.ts). `json` is
+ * made before the transaction begins (it may load the caller's permissions, on another connection).
  */
-async function answer(ctx: CallContext, trx: Trx, model: ResolvedModel, ids: number[], single: boolean, revealSecrets?: boolean): Promise<string> {
-  const written = await writtenObjects(trx, ctx.registry, jsonOptions(ctx, revealSecrets), model, ids, single, credentialsAreCurrent(ctx.principal));
+async function answer(ctx: CallContext, trx: Trx, model: ResolvedModel, ids: number[], single: boolean, json: JsonOptions): Promise<string> {
+  const written = await writtenObjects(trx, ctx.registry, json, model, ids, single, credentialsAreCurrent(ctx.principal));
   if (!written.current) throw new StaleCredentials();
   return written.body;
 }
@@ -245,14 +247,15 @@ export async function createObjects(ctx: CallContext, model: ResolvedModel, body
     const done = await createInOneStatement(ctx, model, withOwner(ctx, model, body));
     if (done) return { body: done.body, location: objectUrl(ctx.origin, model, done.id) };
   }
+  // The response that creates an object shows its secrets (a new token's key), whatever ALLOW_TOKEN_RETRIEVAL says.
+  const json = await jsonOptions(ctx, { model, form: 'full' }, true);
   return inTransaction(ctx, async (trx, careful) => {
     const results = await writeAll(ctx, trx, model, items.map((item) => ({ item: withOwner(ctx, model, item), mode: 'create' as const })), many, careful, files);
     await requireWithin(trx, model, results, addScope);
     // Rows the new objects bring with them (a device's components from its type's templates), in this transaction.
     await instantiate(trx, ctx.registry, model, results);
     await afterWrite(trx, ctx.registry, model, results);
-    // The response that creates an object shows its secrets (a new token's key), whatever ALLOW_TOKEN_RETRIEVAL says.
-    const text = await answer(ctx, trx, model, results, !many, true);
+    const text = await answer(ctx, trx, model, results, !many, json);
     if (many) return { body: text };
     return { body: text, location: objectUrl(ctx.origin, model, results[0]!) };
   });
@@ -265,12 +268,13 @@ export async function createObjects(ctx: CallContext, model: ResolvedModel, body
  */
 export async function createObjectsWith(ctx: CallContext, model: ResolvedModel, many: boolean, count: number, addScope: Sql[], make: (trx: Trx) => Promise<unknown[]>): Promise<string> {
   checkBulkSize(ctx, count);
+  const json = await jsonOptions(ctx, { model, form: 'full' }, true);
   return inTransaction(ctx, async (trx, careful) => {
     const items = await make(trx);
     const results = await writeAll(ctx, trx, model, items.map((item) => ({ item: withOwner(ctx, model, item), mode: 'create' as const })), many, careful);
     await requireWithin(trx, model, results, addScope);
     await afterWrite(trx, ctx.registry, model, results);
-    return answer(ctx, trx, model, results, !many, true);
+    return answer(ctx, trx, model, results, !many, json);
   });
 }
 
@@ -328,13 +332,14 @@ export async function updateObject(ctx: CallContext, model: ResolvedModel, id: n
     if (done !== null) return done;
   }
   let replaced: string[] = [];
+  const json = await jsonOptions(ctx, { model, form: 'full' });
   const text = await inTransaction(ctx, async (trx) => {
     await requireTargets(ctx, trx, model, [id], scopes, true);
     if (files?.size) await noteFilesLeft(trx, model, [id]);
     await writeAll(ctx, trx, model, [{ item: body, mode, id }], false, false, files);
     await requireWithin(trx, model, [id], scopes.act);
     await afterWrite(trx, ctx.registry, model, [id]);
-    const out = await answer(ctx, trx, model, [id], true);
+    const out = await answer(ctx, trx, model, [id], true, json);
     replaced = takeFilesLeft(trx);
     return out;
   });
@@ -369,6 +374,7 @@ export async function bulkUpdate(ctx: CallContext, model: ResolvedModel, body: u
   if (Array.isArray(body)) checkBulkSize(ctx, body.length);
   const { ids, items } = bulkIds(body);
   if (!ids.length) return '[]';
+  const json = await jsonOptions(ctx, { model, form: 'full' });
   return inTransaction(ctx, async (trx, careful) => {
     await requireTargets(ctx, trx, model, ids, scopes, false);
     const work = items.map((item, i) => {
@@ -379,7 +385,7 @@ export async function bulkUpdate(ctx: CallContext, model: ResolvedModel, body: u
     await writeAll(ctx, trx, model, work, true, careful);
     await requireWithin(trx, model, ids, scopes.act);
     await afterWrite(trx, ctx.registry, model, ids);
-    return answer(ctx, trx, model, ids, false);
+    return answer(ctx, trx, model, ids, false, json);
   });
 }
 

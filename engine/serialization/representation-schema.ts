@@ -1,6 +1,7 @@
 import type { ResolvedField, ResolvedModel } from '../definitions/registry-types';
 import type { JsonSchema } from '../validation/request-schema';
 import { fieldsOfForm, type Form } from './forms';
+import { isConcealed } from '../definitions/concealed-fields';
 
 /** Schema name of a model's representation in a form, e.g. DcimSite / DcimSiteBrief. */
 export function representationName(model: ResolvedModel, form: Form): string {
@@ -48,8 +49,12 @@ export function representationSchema(model: ResolvedModel, form: Form, ref: (m: 
   }
   if (form === 'full' && model.timestamps !== false) properties.created = implicit.created!;
   if (form === 'full' && model.lastUpdated) properties.last_updated = implicit.last_updated!;
-  // A secret (a token's key) is left out unless the configuration reveals it (ALLOW_TOKEN_RETRIEVAL): not required.
-  const required = Object.keys(properties).filter((name) => !model.fields.get(name)?.def.secret);
+  // A secret (a token's key) is left out unless the configuration reveals it (ALLOW_TOKEN_RETRIEVAL), a
+  // shown_with field unless the caller may act on the object: neither is required.
+  const required = Object.keys(properties).filter((name) => {
+    const f = model.fields.get(name);
+    return !f || !isConcealed(f);
+  });
   return { type: 'object', title: representationName(model, form), additionalProperties: false, required, properties };
 }
 

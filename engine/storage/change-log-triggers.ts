@@ -2,8 +2,13 @@ import type { LinkField, Registry, ResolvedModel } from '../definitions/registry
 import type { RoutineSpec } from './snapshot-types';
 import { quoteIdent as q, sqlLiteral, sqlName } from './identifiers';
 import { inlineSql } from './inline-sql';
-import { JsonCompiler } from '../query/json/object-json';
+import { JsonCompiler, type CompileOptions } from '../query/json/object-json';
+import { STORED_SNAPSHOT } from '../query/json/reader-access';
+import { isConcealed } from '../definitions/concealed-fields';
 import { storedValue } from '../query/json/stored-values';
+
+/** Stored data is built without secrets or shown_with fields; it is read under the rule of its own object (view_through). */
+const snapshotCompile: CompileOptions = { revealSecrets: false, revealShown: false, view: STORED_SNAPSHOT.view };
 
 /**
  * The change log is written by the database: every change-logged table gets statement-level AFTER
@@ -58,7 +63,7 @@ export function serializeRow(model: ResolvedModel, a: string): string {
   const entries: Array<[string, string]> = [];
   const tagTable = (f: LinkField) => q(f.target.table);
   for (const f of model.fieldList) {
-    if (f.def.secret || f.kind === 'password' || f.writeOnly) continue;
+    if (isConcealed(f) || f.kind === 'password' || f.writeOnly) continue;
     if (f.kind === 'generic_fk') {
       entries.push([f.typeColumn, `to_jsonb(${q(a)}.${q(f.typeColumn)})`], [f.idColumn, `to_jsonb(${q(a)}.${q(f.idColumn)})`]);
     } else if (f.kind === 'custom_fields') {
@@ -83,7 +88,7 @@ export function serializeRow(model: ResolvedModel, a: string): string {
 }
 
 function displayOf(registry: Registry, model: ResolvedModel, a: string): string {
-  return `left(${inlineSql(new JsonCompiler(registry, { revealSecrets: false }).display(model, a))}, 200)`;
+  return `left(${inlineSql(new JsonCompiler(registry, snapshotCompile).display(model, a))}, 200)`;
 }
 
 /** The columns of the log row, in the order the INSERTs below list their values. */
@@ -144,7 +149,7 @@ function tableTriggers(registry: Registry, log: ResolvedModel, out: Outbox | nul
   const create: string[] = [];
   if (out) {
     // One copy of the (large) representation per table, called by each statement that stores events.
-    const repr = inlineSql(new JsonCompiler(registry, { revealSecrets: false }).object(model, 'n', 'full', { nested: false }), { origin: ORIGIN_SQL });
+    const repr = inlineSql(new JsonCompiler(registry, snapshotCompile).object(model, 'n', 'full', { nested: false }), { origin: ORIGIN_SQL });
     create.push(`CREATE FUNCTION ${eventDataFn(model)}("n" ${t}) RETURNS jsonb LANGUAGE sql STABLE SET search_path FROM CURRENT AS $$ SELECT (${repr})::jsonb $$`);
   }
   create.push(

@@ -10,6 +10,7 @@ import { hashPassword } from '../auth/passwords';
 import { prepareCustomFields, type CustomFieldDef } from './custom-field-values';
 import { coerceBody } from './coerce-values';
 import { linearRegex } from './linear-regex';
+import { mediaTypeProblem } from './media-type';
 import { ident, sql } from '../sql/fragment';
 import { runRows } from '../query/statements/run';
 
@@ -180,7 +181,13 @@ export async function prepareWrite(
     const converted = convertScalar(field, value);
     if (converted instanceof BadValue) addError(errors, field.name, converted.message);
     else {
-      const wrong = field.namesType ? unnamedType(registry, field.namesType, converted) : field.def.regex ? uncompiledRegex(converted) : null;
+      const wrong = field.namesType
+        ? unnamedType(registry, field.namesType, converted)
+        : field.def.regex
+          ? uncompiledRegex(converted)
+          : field.def.media_type
+            ? mediaTypeProblem(converted)
+            : null;
       if (wrong) addError(errors, field.name, wrong);
       else if (field.column) columns[field.column] = converted;
     }

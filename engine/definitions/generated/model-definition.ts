@@ -300,6 +300,10 @@ export interface ModelDefinition {
    */
   read_only?: boolean;
   /**
+   * The name of a generic_fk of this model: a caller views a row only where they may view the object it names (their view permission on its type, within that permission's constraints; an object since deleted only under an unconstrained one), on top of their view permission on this model (the change log and the event outbox, whose rows hold their objects' data).
+   */
+  view_through?: string;
+  /**
    * true: anyone who may use the API reads these objects without a permission granting it, as if EXEMPT_VIEW_PERMISSIONS named the type (NetBox's content types: IsAuthenticatedOrLoginNotRequired). Other actions still need their permissions.
    */
   exempt_view_permission?: boolean;
@@ -481,6 +485,14 @@ export interface Field {
      */
     within?: string[];
   };
+  /**
+   * The value appears only in the object's own representation, and only to a caller allowed this action on the object (within the constraints of their permission for it); to others the field is left out (a webhook's secret and additional headers, shown to those who may change the webhook). Like a secret, it is filtered by exact match of the whole value only (a filter that matches only objects whose value the caller may see), never ordered, searched, nested in another representation or written to the change log.
+   */
+  shown_with?: 'change';
+  /**
+   * string fields: the value is a media type as a Content-Type header carries it (type/subtype, then ;name=value parameters, RFC 9110), such as text/csv; charset=utf-8; anything else is a 400 naming the field.
+   */
+  media_type?: boolean;
   /**
    * Shown only in its own model's representation (never nested in another object's), in the response that creates the object and afterwards only while ALLOW_TOKEN_RETRIEVAL is true (a token's key). Filtered by exact match of the whole value only; never ordered or searched. The model must be private.
    */

@@ -3580,7 +3580,7 @@ export interface ExtrasWebhook {
   payload_url: string;
   http_method: ('GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE') | null;
   http_content_type: string;
-  additional_headers: string;
+  additional_headers?: string;
   body_template: string;
   secret?: string;
   ssl_verification: boolean;

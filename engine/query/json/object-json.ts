@@ -6,16 +6,29 @@ import type { ComputedFunctionName, DisplayFunctionName } from '../../definition
 import { DISPLAY_PLACEHOLDER } from '../../definitions/resolve-registry';
 import { storedText, storedValue, timestampValue } from './stored-values';
 import { treeWalk } from '../tree-walk';
+import { isConcealed } from '../../definitions/concealed-fields';
 import type { Form } from '../../serialization/forms';
+import type { ReaderAccess, Rows } from './reader-access';
 
 export type { Form };
 
-/** What a representation depends on besides the definitions: the request's origin and whether secrets show. */
+/** What a representation depends on besides the definitions: the request's origin, whether secrets show, what the caller may see. */
 export interface JsonOptions {
   /** The scheme and host URLs start with, bound as a value. */
   origin: string;
   /** Secret fields shown in the object's own representation (never nested). */
   revealSecrets: boolean;
+  /** The objects at the far end of links, and the shown_with fields, the caller may see. */
+  access: ReaderAccess;
+}
+
+/** What one compilation shows: secrets, shown_with fields (both in the object's own representation only), and which linked objects. */
+export interface CompileOptions {
+  revealSecrets: boolean;
+  /** shown_with fields shown (compiled-representations picks, row by row, between the forms with and without them). */
+  revealShown: boolean;
+  /** The rows of a type at the far end of a link the reader may view; the others are shown by id and URL only. */
+  view: (model: ResolvedModel) => Rows;
 }
 
 /** The hole URLs take the request's origin from: compiled representations are shared by every request. */
@@ -26,6 +39,20 @@ export const MEDIA_URL = '/media/';
 
 /** Nesting deeper than this is cut (a definition whose brief forms point at each other in a ring). */
 const MAX_NESTING = 6;
+
+/** An object's API URL, from the ORIGIN hole. */
+function urlSql(model: ResolvedModel, alias: string): Sql {
+  return sql`concat(${ORIGIN}::text, ${`/api/${model.app}/${model.path}/`}::text, ${column(alias, 'id')}, '/')`;
+}
+
+/**
+ * An object the reader may not view, where another answer leads to it (a cable's far end, a hop of a
+ * trace): its id and URL, so that the answer keeps its shape and a client (pynetbox's trace reads every
+ * hop's URL) can place it, and nothing of its contents.
+ */
+export function idAndUrl(model: ResolvedModel, alias: string): Sql {
+  return sql`(SELECT row_to_json("hidden") FROM (SELECT ${column(alias, 'id')} AS "id", ${urlSql(model, alias)} AS "url") AS "hidden")`;
+}
 
 /** The display string, from the template or the named function. */
 export function displaySql(model: ResolvedModel, alias: string): Sql {
@@ -78,7 +105,7 @@ export class JsonCompiler {
 
   constructor(
     private readonly registry: Registry,
-    private readonly opts: Pick<JsonOptions, 'revealSecrets'>,
+    private readonly opts: CompileOptions,
   ) {}
 
   private alias(prefix = 'o'): string {
@@ -109,7 +136,7 @@ export class JsonCompiler {
   }
 
   url(model: ResolvedModel, alias: string): Sql {
-    return sql`concat(${ORIGIN}::text, ${`/api/${model.app}/${model.path}/`}::text, ${column(alias, 'id')}, '/')`;
+    return urlSql(model, alias);
   }
 
   /** The display string, from the template or the named function. */
@@ -122,7 +149,9 @@ export class JsonCompiler {
     const out: Array<[string, Sql]> = [];
     const put = (name: string, value: () => Sql) => {
       if (omit.has(name)) return;
-      if (model.fields.get(name)?.def.secret && (nested || !this.opts.revealSecrets)) return;
+      const f = model.fields.get(name);
+      if (f?.def.secret && (nested || !this.opts.revealSecrets)) return;
+      if (f?.def.shown_with && (nested || !this.opts.revealShown)) return;
       out.push([name, value()]);
     };
     const implicit = (name: string): Sql | null => {
@@ -259,6 +288,35 @@ export class JsonCompiler {
     return sql`CASE ${typeExpr} ${join(branches, ' ')} END`;
   }
 
+  /**
+   * As genericObject, for an object at the far end of a link (a cable peer, a connected endpoint): one the
+   * reader may not view is shown by its id and URL alone, so the link is seen but not what it leads to.
+   * Every target's rows are asked for whatever the answer (compiled-representations learns from that which
+   * types a representation depends on).
+   */
+  private viewedObject(f: GenericField, typeExpr: Sql, idExpr: Sql, depth: number): Sql {
+    const targets = f.genericTargets;
+    if (!targets.length || depth > MAX_NESTING) return sql`NULL::json`;
+    const branches = targets.map((m) => sql`WHEN ${m.label}::text THEN ${this.viewedById(m, idExpr, depth)}`);
+    return sql`CASE ${typeExpr} ${join(branches, ' ')} END`;
+  }
+
+  /** As nestedById, for an object reached along a link: in its brief form if the reader may view it, else by id and URL. */
+  private viewedById(model: ResolvedModel, idExpr: Sql, depth: number): Sql {
+    const rows = this.opts.view(model);
+    if (rows === true) return this.nestedById(model, idExpr, depth);
+    if (rows === false) return this.idOnly(model, idExpr);
+    // The sub-select's own "t" is the linked row: the caller's conditions are written for that alias.
+    const within = sql`${idExpr} IN (SELECT "t"."id" FROM ${ident(model.table)} AS "t" WHERE ${rows})`;
+    return sql`CASE WHEN ${within} THEN ${this.nestedById(model, idExpr, depth)} ELSE ${this.idOnly(model, idExpr)} END`;
+  }
+
+  /** An object the reader may not view, by id and URL (idAndUrl); NULL when it is gone. */
+  private idOnly(model: ResolvedModel, idExpr: Sql): Sql {
+    const o = this.alias();
+    return sql`(SELECT ${idAndUrl(model, o)} FROM ${ident(model.table)} AS ${ident(o)} WHERE ${column(o, 'id')} = ${idExpr})`;
+  }
+
   /** The order a model's rows are listed in when nested in a list: its default ordering by stored columns, then id. */
   private orderOf(model: ResolvedModel, alias: string): Sql {
     const terms: Sql[] = [];
@@ -359,7 +417,7 @@ export class JsonCompiler {
   /** A related row as a `related` field's `shows` lists it: id, url, display, then those fields as in a brief form. */
   private shown(model: ResolvedModel, alias: string, shows: ResolvedField[], depth: number): Sql {
     const entries: Array<[string, Sql]> = [['id', column(alias, 'id')], ['url', this.url(model, alias)], ['display', this.display(model, alias)]];
-    for (const f of shows) if (!f.def.secret) entries.push([f.name, this.value(f, alias, 'brief', depth)]);
+    for (const f of shows) if (!isConcealed(f)) entries.push([f.name, this.value(f, alias, 'brief', depth)]);
     return this.record(entries);
   }
 
@@ -387,7 +445,8 @@ export class JsonCompiler {
     if (f.def.as === 'exists') return sql`EXISTS (SELECT 1 ${from})`;
     const pick = f.reverse.pick;
     if (!pick) return sql`(SELECT ${column(h, 'id')} ${from} ORDER BY ${column(h, 'id')} LIMIT 1)`;
-    if (pick.kind === 'fk') return sql`(SELECT ${this.nestedById(pick.target, column(h, pick.column), depth)} ${from} ORDER BY ${column(h, 'id')} LIMIT 1)`;
+    // The object the attaching row names (a component's cable) is along a link too: shown as link peers are.
+    if (pick.kind === 'fk') return sql`(SELECT ${this.viewedById(pick.target, column(h, pick.column), depth)} ${from} ORDER BY ${column(h, 'id')} LIMIT 1)`;
     if (!hasColumn(pick)) throw new Error(`${f.model.label}.${f.name}: picks ${pick.name}, which has no column`);
     const v = sql`(SELECT ${storedValue(pick, h)} ${from} ORDER BY ${column(h, 'id')} LIMIT 1)`;
     return pick.nullable ? v : sql`coalesce(${v}, '')`;
@@ -401,7 +460,7 @@ export class JsonCompiler {
     const p = this.alias('p');
     const mine = this.pointing(f, alias, h);
     const peersFrom = sql`FROM ${ident(holder.table)} AS ${ident(p)} WHERE ${column(p, group.column)} = ${column(h, group.column)} AND ${column(p, side.column)} IS DISTINCT FROM ${column(h, side.column)}`;
-    const peerObject = this.genericObject(via, column(p, via.typeColumn), column(p, via.idColumn), depth);
+    const peerObject = this.viewedObject(via, column(p, via.typeColumn), column(p, via.idColumn), depth);
     // This object's own row first (the one pointing at it), then its peers across the group.
     const peers = sql`(SELECT ${this.array(peerObject, peersFrom, column(p, 'id'))} ${mine} ORDER BY ${column(h, 'id')} LIMIT 1)`;
     const linked = sql`EXISTS (SELECT 1 ${mine})`;

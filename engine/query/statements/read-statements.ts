@@ -41,7 +41,7 @@ export function listStatement(registry: Registry, q: ListRead): Sql {
   const all = sql`(SELECT count(*)::int FROM ${ident(model.table)} AS "t" WHERE ${where})`;
   const pageSize = sql`(SELECT count(*)::int FROM "page")`;
   const count = q.limit === null ? pageSize : sql`CASE WHEN ${q.offset}::bigint = 0 AND ${pageSize} < ${q.limit}::bigint THEN ${pageSize} ELSE ${all} END`;
-  const object = representationOf(registry, model, q.form, q.omit, q.json.revealSecrets);
+  const object = representationOf(registry, model, q.form, q.omit, q.json);
   return sql`WITH "page" AS (${page})
     SELECT ${q.current} AS "current", ${count} AS "count", coalesce((SELECT array_to_json(array_agg(${object} ORDER BY ${column('t', '__n')})) FROM "page" AS "t"), '[]'::json)::text AS "results"${checkColumns(q.checks)}`.bindParams({ origin: q.json.origin });
 }
@@ -73,7 +73,7 @@ export function writtenStatement(registry: Registry, q: WrittenRead): Sql {
     const conditions = [sql`"t"."id" = ${q.ids[0] ?? null}::bigint`];
     return detailStatement(registry, { model: q.model, conditions, form: 'full', omit: new Set(), json: q.json, current: q.current });
   }
-  const object = representationOf(registry, q.model, 'full', new Set(), q.json.revealSecrets);
+  const object = representationOf(registry, q.model, 'full', new Set(), q.json);
   const table = ident(q.model.table);
   return sql`SELECT ${q.current} AS "current", coalesce((SELECT array_to_json(array_agg((${object}) ORDER BY "i"."n")) FROM unnest(${[...q.ids]}::bigint[]) WITH ORDINALITY AS "i"("id", "n") JOIN ${table} AS "t" ON "t"."id" = "i"."id"), '[]'::json)::text AS "body"`.bindParams({ origin: q.json.origin });
 }
@@ -90,6 +90,6 @@ export interface DetailRead {
 
 /** One object's representation as JSON text ("body", NULL when no row matches) and the `current` condition. */
 export function detailStatement(registry: Registry, q: DetailRead): Sql {
-  const object = representationOf(registry, q.model, q.form, q.omit, q.json.revealSecrets);
+  const object = representationOf(registry, q.model, q.form, q.omit, q.json);
   return sql`SELECT ${q.current} AS "current", (SELECT (${object})::text FROM ${ident(q.model.table)} AS "t" WHERE ${and(q.conditions)}) AS "body"`.bindParams({ origin: q.json.origin });
 }

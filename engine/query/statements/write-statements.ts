@@ -22,7 +22,7 @@ function guardCte(g: WriteGuard): Sql {
 
 /** The answer's columns: the guard's verdicts, and the written row's id and representation (NULL when none was written). */
 function answer(registry: Registry, model: ResolvedModel, json: JsonOptions): Sql {
-  const object = representationOf(registry, model, 'full', new Set(), json.revealSecrets);
+  const object = representationOf(registry, model, 'full', new Set(), json);
   return sql`SELECT "guard"."current", "guard"."defs", (SELECT "w"."id" FROM "w") AS "id", (SELECT (${object})::text FROM "w" AS "t") AS "body" FROM "guard"`;
 }
 

@@ -23,7 +23,8 @@ export async function actionScope(ctx: CallContext, model: ResolvedModel, action
 
 /** The object's representation (parsed), when it exists and lies within the conditions; else a 404. */
 export async function objectJson(ctx: CallContext, model: ResolvedModel, id: number, conditions: Sql[], form: Form): Promise<Record<string, unknown>> {
-  const statement = detailStatement(ctx.registry, { model, conditions: [...conditions, sql`"t"."id" = ${id}::bigint`], form, omit: new Set(), json: jsonOptions(ctx), current: sql`TRUE` });
+  const json = await jsonOptions(ctx, { model, form });
+  const statement = detailStatement(ctx.registry, { model, conditions: [...conditions, sql`"t"."id" = ${id}::bigint`], form, omit: new Set(), json, current: sql`TRUE` });
   const [row] = await runRows<{ body: string | null }>(ctx.knex, statement);
   if (!row?.body) throw notFound();
   return JSON.parse(row.body) as Record<string, unknown>;

@@ -6,7 +6,9 @@ import { requireVisible } from './action-support';
 import { jsonOptions } from '../read-handlers';
 import { representationOf } from '../../query/json/compiled-representations';
 import { methodNotAllowed } from '../../errors/http-error';
-import { ident, join, sql } from '../../sql/fragment';
+import { and, ident, join, sql, type Sql } from '../../sql/fragment';
+import { idAndUrl } from '../../query/json/object-json';
+import type { Form } from '../../serialization/forms';
 import { runRows } from '../../query/statements/run';
 import { sendJson } from '../respond';
 import type { PathNode } from '../../storage/cable-paths';
@@ -31,7 +33,9 @@ const keyOf = (label: string, id: number | string) => `${label}:${String(id)}`;
 
 /**
  * Every node of the given paths in its brief (nested) form, a cable in its full form: one statement
- * whatever the length of the paths, one SELECT per type on them joined by UNION ALL.
+ * whatever the length of the paths, one SELECT per type on them joined by UNION ALL. A node the caller
+ * may not view (a cable, a far end, a port on the way) is shown by its id and URL only: the path keeps
+ * its shape, and nothing of what lies on it is told beyond what the caller may read.
  */
 async function nodeObjects(ctx: CallContext, p: PathNodes, paths: PathNode[][][]): Promise<Objects> {
   const ids = new Map<ResolvedModel, Set<number>>();
@@ -45,21 +49,26 @@ async function nodeObjects(ctx: CallContext, p: PathNodes, paths: PathNode[][][]
   }
   const out: Objects = new Map();
   if (!ids.size) return out;
-  const json = jsonOptions(ctx);
-  const selects = [...ids].map(([model, set]) => {
-    const object = representationOf(ctx.registry, model, model === p.cable.model ? 'full' : 'brief', new Set(), json.revealSecrets);
-    return sql`SELECT ${model.label}::text AS "label", "t"."id", (${object})::text AS "body" FROM ${ident(model.table)} AS "t" WHERE "t"."id" = ANY(${[...set]}::bigint[])`;
-  });
+  const formOf = (model: ResolvedModel): Form => (model === p.cable.model ? 'full' : 'brief');
+  const json = await jsonOptions(ctx, [...ids.keys()].map((model) => ({ model, form: formOf(model) })));
+  const selects: Sql[] = [];
+  for (const [model, set] of ids) {
+    const object = representationOf(ctx.registry, model, formOf(model), new Set(), json);
+    const scope = await ctx.scope(model, 'view');
+    const visible = scope.allowed ? and(scope.conditions) : sql`FALSE`;
+    selects.push(sql`SELECT ${model.label}::text AS "label", "t"."id", (${visible}) AS "visible", (CASE WHEN ${visible} THEN ${object} ELSE ${idAndUrl(model, 't')} END)::text AS "body"
+      FROM ${ident(model.table)} AS "t" WHERE "t"."id" = ANY(${[...set]}::bigint[])`);
+  }
   // The ids are an array parameter, for which PostgreSQL would plan the large representations again on
   // every execution (9 ms of a trace's 10 on a patch-panel path); the plan for any ids is the same.
   const statement = join(selects, ' UNION ALL ').bindParams({ origin: json.origin });
   const rows = await ctx.knex.transaction(async (trx) => {
     await runRows(trx, sql`SET LOCAL plan_cache_mode = force_generic_plan`);
-    return runRows<{ label: string; id: number | string; body: string }>(trx, statement);
+    return runRows<{ label: string; id: number | string; visible: boolean; body: string }>(trx, statement);
   });
   for (const r of rows) {
     const obj = JSON.parse(r.body) as Record<string, unknown>;
-    out.set(keyOf(r.label, r.id), r.label === p.cable.model.label ? tracedCable(obj) : obj);
+    out.set(keyOf(r.label, r.id), r.visible && r.label === p.cable.model.label ? tracedCable(obj) : obj);
   }
   return out;
 }

@@ -7,7 +7,6 @@ import { methodNotAllowed, notFound } from '../../errors/http-error';
 import { and, column, ident, join, sql, type Sql } from '../../sql/fragment';
 import { JsonCompiler } from '../../query/json/object-json';
 import { runRows } from '../../query/statements/run';
-import { jsonOptions } from '../read-handlers';
 import { pageLinks, pageOf } from '../pagination';
 import { sendJsonText } from '../respond';
 
@@ -185,7 +184,8 @@ export const rackElevationAction: DetailAction = {
     const limit = page.limit === null ? sql`` : sql` LIMIT ${page.limit}`;
     const offset = page.offset ? sql` OFFSET ${page.offset}` : sql``;
 
-    const json = new JsonCompiler(ctx.registry, { revealSecrets: false });
+    // Occupants in their brief form, which links to nothing: nothing here depends on what the caller may view beyond them.
+    const json = new JsonCompiler(ctx.registry, { revealSecrets: false, revealShown: false, view: () => false });
     const label = JSON.stringify(Object.fromEntries(faces.map((f) => [f.value, f.label])));
     const unit = json.record([
       ['id', sql`("p"."h"::float8 / 2)`],
@@ -198,7 +198,7 @@ export const rackElevationAction: DetailAction = {
     const statement = sql`WITH "rack" AS (${rack}), "units" AS (${unitRows}), "named" AS (${named}), "occupants" AS (${occupantRows}),
       "matched" AS (${matched}), "p" AS (SELECT * FROM "matched" ORDER BY "ord"${limit}${offset})
       SELECT EXISTS (SELECT 1 FROM "rack") AS "found", coalesce((SELECT max("total") FROM "matched"), 0)::int AS "count",
-        coalesce((SELECT array_to_json(array_agg(${unit} ORDER BY "p"."ord")) FROM "p"), '[]'::json)::text AS "results"`.bindParams({ origin: jsonOptions(ctx).origin });
+        coalesce((SELECT array_to_json(array_agg(${unit} ORDER BY "p"."ord")) FROM "p"), '[]'::json)::text AS "results"`.bindParams({ origin: ctx.origin });
     const [row] = await runRows<{ found: boolean; count: number; results: string }>(ctx.knex, statement);
     if (!row?.found) throw notFound();
     const links = pageLinks(`${ctx.origin}${req.originalUrl}`, page, row.count);

@@ -557,8 +557,8 @@ function fieldFilters(model: Model, field: Field): ExpectedFilter[] {
       // An image's stored name is served, not filtered (NetBox has no filter on it either).
       if (!field.column || field.writeOnly || field.kind === 'json' || field.kind === 'custom_fields' || field.kind === 'image') return [];
       if (field.array && !['string', 'text', 'slug', 'integer', 'positive_integer'].includes(field.kind)) return [];
-      // A secret matches by the whole value only (docs/filtering.md, secrets).
-      if (field.def.secret) {
+      // A secret, or a field shown only with an action, matches by the whole value only (docs/filtering.md, secrets).
+      if (field.def.secret || field.def.shown_with) {
         const fam = scalarFamily(field, 'main', (r) => (field.name in r ? r[field.name] : null));
         return [own(field.name, typeof fam === 'string' ? fam : { ...fam, lookups: ['exact'] })];
       }
