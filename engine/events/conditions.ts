@@ -18,6 +18,10 @@ export const MAX_CONDITIONS = 200;
 export const MAX_SET_BYTES = 65_536;
 /** Most levels of sets: the top one and up to four nested, as the field's JSON schema allows. */
 export const MAX_DEPTH = 5;
+/** Longest text a regex is matched against (RE2 is linear in it, times the pattern's size): a longer one cannot be judged. */
+export const MAX_REGEX_TEXT = 16_384;
+/** Milliseconds judging one event may take (checked between conditions): past it, the event cannot be judged. */
+export const MAX_JUDGE_MS = 500;
 
 const OPS = ['eq', 'gt', 'gte', 'lt', 'lte', 'in', 'contains', 'regex'] as const;
 type Op = (typeof OPS)[number];
@@ -32,7 +36,12 @@ export interface CompiledConditions {
   holds(data: Json): boolean;
 }
 
-type Judge = (data: Json) => boolean;
+/** When the judging of one event must end (performance.now() time). */
+interface Budget {
+  until: number;
+}
+
+type Judge = (data: Json, budget: Budget) => boolean;
 
 function isObject(v: Json): v is Record<string, Json> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -100,6 +109,7 @@ function tester(op: Op, target: Json): (value: Json) => boolean {
       if (typeof re === 'string') throw new InvalidCondition(`invalid regular expression: ${re}`);
       return (value) => {
         if (typeof value !== 'string') throw new InvalidCondition('"regex" compares a string with a pattern');
+        if (value.length > MAX_REGEX_TEXT) throw new InvalidCondition(`"regex" is not matched against text longer than ${MAX_REGEX_TEXT} characters`);
         return re.matcher(value).lookingAt();
       };
     }
@@ -123,7 +133,7 @@ class Compiler {
     const items = set[logic];
     if (!Array.isArray(items)) throw new InvalidCondition(`${at}"${logic}" must be a list`);
     const judges = items.map((item, i) => this.item(item, `${where ? `${where}.` : ''}${logic}[${i}]`, depth));
-    return logic === 'and' ? (data) => judges.every((j) => j(data)) : (data) => judges.some((j) => j(data));
+    return logic === 'and' ? (data, budget) => judges.every((j) => j(data, budget)) : (data, budget) => judges.some((j) => j(data, budget));
   }
 
   private item(item: Json, where: string, depth: number): Judge {
@@ -141,7 +151,11 @@ class Compiler {
       throw e;
     }
     const read = reader(item.attr);
-    return item.negate === true ? (data) => !test(read(data)) : (data) => test(read(data));
+    const negate = item.negate === true;
+    return (data, budget) => {
+      if (performance.now() > budget.until) throw new InvalidCondition(`judging took longer than ${MAX_JUDGE_MS} ms`);
+      return test(read(data)) !== negate;
+    };
   }
 }
 
@@ -151,7 +165,7 @@ export function compileConditions(set: Json): CompiledConditions {
   const bytes = new TextEncoder().encode(JSON.stringify(set)).length;
   if (bytes > MAX_SET_BYTES) throw new InvalidCondition(`a condition set takes at most ${MAX_SET_BYTES} bytes as JSON (this one takes ${bytes})`);
   const judge = new Compiler().set(set, '', 1);
-  return { holds: judge };
+  return { holds: (data) => judge(data, { until: performance.now() + MAX_JUDGE_MS }) };
 }
 
 /** Why a condition set cannot be stored (its shape, its size, a regex that does not compile, a value of the wrong type for its op, naming the condition: and[2].or[0]), or null. */

@@ -111,7 +111,8 @@ export class Dispatcher {
   }
 
   private startOne(row: ClaimedRow, rule: RuleRow | undefined, hooks: HookRow[]): void {
-    const hookId = row.webhook_id === null ? null : Number(row.webhook_id);
+    // A row only to be skipped takes no room of its webhook.
+    const hookId = row.webhook_id === null || !row.live ? null : Number(row.webhook_id);
     if (hookId !== null) this.perHook.set(hookId, (this.perHook.get(hookId) ?? 0) + 1);
     const job = this.handle(row, rule, hooks)
       .catch((e: Error) => this.opts.log?.(`event delivery ${String(row.id)}: ${e.message}`))

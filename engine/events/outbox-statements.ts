@@ -11,7 +11,8 @@ import type { WebhookRow } from './webhook-request';
  * - A row is claimable when it is pending, due, not leased (or its lease ran out), has attempts left,
  *   and no earlier pending row of the same object and webhook would be delivered first: order is kept
  *   per (object, webhook), so one webhook failing or hanging never holds back another's deliveries. An
- *   earlier row whose rule was deleted or disabled is not waited for (its rule no longer sends it).
+ *   earlier row whose rule was deleted or disabled is not waited for (its rule no longer sends it), and
+ *   is claimable at once, due or not, to be skipped.
  * - A row whose lease ran out with no attempts left (its dispatcher died, or hung, on the last one) is
  *   failed, never claimed again.
  * - An outcome is written only by the attempt that holds the row (same attempt count, still pending):
@@ -31,6 +32,8 @@ export interface ClaimedRow {
   snapshots: unknown;
   attempts: number;
   time: Date | string;
+  /** Whether its rule still exists and is enabled when it was claimed (else it is only to be skipped). */
+  live: boolean;
 }
 
 export interface RuleRow {
@@ -88,21 +91,25 @@ export class OutboxStatements {
     const full = [...opts.room].filter(([, n]) => n <= 0).map(([id]) => id);
     const room = JSON.stringify(Object.fromEntries([...opts.room].map(([id, n]) => [String(id), Math.max(0, n)])));
     return runRows<ClaimedRow>(this.knex, sql`WITH "candidate" AS (
-        SELECT "c"."id", "c"."webhook_id" FROM ${o} AS "c"
-        WHERE "c"."status" = 'pending' AND "c"."next_attempt" <= now() AND ("c"."lease_until" IS NULL OR "c"."lease_until" < now())
-          AND "c"."attempts" < ${opts.maxAttempts}::int
-          AND ("c"."webhook_id" IS NULL OR NOT ("c"."webhook_id" = ANY(${full}::bigint[])))
-          AND NOT EXISTS (SELECT 1 FROM ${o} AS "p" JOIN ${r} AS "r" ON "r"."id" = "p"."event_rule_id" AND "r"."enabled"
-            WHERE "p"."status" = 'pending' AND "p"."object_type" = "c"."object_type" AND "p"."object_id" = "c"."object_id"
-              AND "p"."webhook_id" IS NOT DISTINCT FROM "c"."webhook_id" AND "p"."id" < "c"."id")
+        SELECT "c"."id", "c"."webhook_id", "cr"."id" IS NOT NULL AS "live"
+        FROM ${o} AS "c" LEFT JOIN ${r} AS "cr" ON "cr"."id" = "c"."event_rule_id" AND "cr"."enabled"
+        WHERE "c"."status" = 'pending' AND ("c"."lease_until" IS NULL OR "c"."lease_until" < now()) AND "c"."attempts" < ${opts.maxAttempts}::int
+          -- A row of a rule deleted or disabled since is no longer sent: it is skipped at once, due or not,
+          -- whatever its webhook's room and whatever precedes it.
+          AND ("cr"."id" IS NULL OR (
+            "c"."next_attempt" <= now()
+            AND ("c"."webhook_id" IS NULL OR NOT ("c"."webhook_id" = ANY(${full}::bigint[])))
+            AND NOT EXISTS (SELECT 1 FROM ${o} AS "p" JOIN ${r} AS "r" ON "r"."id" = "p"."event_rule_id" AND "r"."enabled"
+              WHERE "p"."status" = 'pending' AND "p"."object_type" = "c"."object_type" AND "p"."object_id" = "c"."object_id"
+                AND "p"."webhook_id" IS NOT DISTINCT FROM "c"."webhook_id" AND "p"."id" < "c"."id")))
         ORDER BY "c"."id" LIMIT ${opts.limit * 4}::int FOR UPDATE OF "c" SKIP LOCKED),
       "pick" AS (
-        SELECT "id" FROM (SELECT "id", "webhook_id", row_number() OVER (PARTITION BY "webhook_id" ORDER BY "id") AS "k" FROM "candidate") AS "w"
-        WHERE "webhook_id" IS NULL OR "k" <= coalesce((${room}::text::jsonb ->> "webhook_id"::text)::int, ${opts.perWebhook}::int)
+        SELECT "id", "live" FROM (SELECT "id", "webhook_id", "live", row_number() OVER (PARTITION BY "webhook_id", "live" ORDER BY "id") AS "k" FROM "candidate") AS "w"
+        WHERE NOT "live" OR "webhook_id" IS NULL OR "k" <= coalesce((${room}::text::jsonb ->> "webhook_id"::text)::int, ${opts.perWebhook}::int)
         ORDER BY "id" LIMIT ${opts.limit}::int)
       UPDATE ${o} AS "o" SET "lease_until" = now() + make_interval(secs => ${opts.leaseMs / 1000}::float8), "attempts" = "o"."attempts" + 1
       FROM "pick" WHERE "o"."id" = "pick"."id"
-      RETURNING "o"."id", "o"."event_rule_id", "o"."webhook_id", "o"."event", "o"."object_type", "o"."object_id", "o"."request_id", "o"."username", "o"."data", "o"."snapshots", "o"."attempts", "o"."time"`);
+      RETURNING "o"."id", "o"."event_rule_id", "o"."webhook_id", "o"."event", "o"."object_type", "o"."object_id", "o"."request_id", "o"."username", "o"."data", "o"."snapshots", "o"."attempts", "o"."time", "pick"."live"`);
   }
 
   async rulesOf(ids: number[]): Promise<RuleRow[]> {
