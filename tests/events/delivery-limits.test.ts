@@ -322,7 +322,7 @@ describe('order per (object, webhook)', () => {
     const second = await rule(w);
     const s = await site(`blocked-${crypto.randomUUID()}`);
     dispatch({ eventsMaxAttempts: 5, eventsRetryBaseMs: 3_600_000 });
-    await until('the first attempt', async () => (await deliveries(`event_rule_id=${first}&request_id=${s.rid}`))[0]?.last_error === 'Status 503 returned');
+    await until('the first attempt', async () => (await deliveries(`event_rule_id=${first}&request_id=${s.rid}`))[0]?.response_status === 503);
     const waiting = await deliveries(`event_rule_id=${second}&request_id=${s.rid}`);
     expect(waiting).toMatchObject([{ status: { value: 'pending' }, attempts: 0 }]);
     return { first, second, rid: s.rid, rx };
