@@ -17,6 +17,7 @@ import { startTestApp, type TestApp } from '../support/test-app';
 import { Dispatcher } from '../../engine/events/dispatcher';
 import type { Config } from '../../engine/config';
 import { startHangingReceiver, startRawServer, startReceiver, until } from './receiver';
+import { TEST_TLS_CERT, TEST_TLS_KEY } from './tls-fixture';
 
 let t: TestApp;
 let caDir: string;
@@ -140,11 +141,10 @@ describe('ca_file_path', () => {
   });
 
   test('a CA file of the directory is what the delivery trusts', async () => {
-    const key = inDir('receiver.key');
     const cert = inDir('receiver.pem');
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '2', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+    fs.writeFileSync(cert, TEST_TLS_CERT);
     const got: string[] = [];
-    const server = https.createServer({ key: fs.readFileSync(key), cert: fs.readFileSync(cert) }, (req, res) => {
+    const server = https.createServer({ key: TEST_TLS_KEY, cert: TEST_TLS_CERT }, (req, res) => {
       req.resume();
       req.on('end', () => {
         got.push(req.url ?? '');
