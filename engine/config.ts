@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { packageRoot } from './package-root';
+import { DEFAULT_DENY_NETWORKS, parseNetworks } from './events/network-policy';
 
 /** Runtime settings, read from the environment under NetBox's names where NetBox has one. */
 export interface Config {
@@ -78,8 +79,22 @@ export interface Config {
   eventsRetryBaseMs: number;
   /** Milliseconds between looks at the outbox when it was empty. */
   eventsPollMs: number;
-  /** Milliseconds one webhook request may take. */
+  /** Milliseconds one webhook request may take in all: connecting, sending, the answer's headers and body. */
   webhookTimeoutMs: number;
+  /** Deliveries one dispatcher has under way at once; it claims more as they finish. */
+  eventsConcurrency: number;
+  /** Of those, deliveries to one webhook (so a receiver that never answers holds no more slots than this). */
+  eventsPerWebhook: number;
+  /** Bytes of a receiver's answer read before the connection is closed (the answer is never stored). */
+  webhookMaxResponse: number;
+  /** The directory whose regular files a webhook's ca_file_path may name; null: no webhook may name one. */
+  webhookCaDir: string | null;
+  /** Bytes a CA file may have. */
+  webhookCaMaxSize: number;
+  /** Networks deliveries may connect to (CIDRs); empty: any the deny list does not name. */
+  webhookAllowNetworks: string[];
+  /** Networks deliveries may not connect to (CIDRs); the more specific of an allow and a deny decides. */
+  webhookDenyNetworks: string[];
 }
 
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -147,6 +162,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     eventsRetryBaseMs: seconds(env, 'PATCHBAY_EVENTS_RETRY_BASE', 5),
     eventsPollMs: Math.max(10, seconds(env, 'PATCHBAY_EVENTS_POLL', 1)),
     webhookTimeoutMs: Math.max(100, seconds(env, 'PATCHBAY_WEBHOOK_TIMEOUT', 10)),
+    ...webhookSettings(env),
+  };
+}
+
+/** The delivery bounds of the events block (docs/events.md, docs/operations.md). */
+function webhookSettings(env: NodeJS.ProcessEnv) {
+  const eventsConcurrency = Math.max(1, int(env, 'PATCHBAY_EVENTS_CONCURRENCY', 32));
+  return {
+    eventsConcurrency,
+    eventsPerWebhook: Math.min(eventsConcurrency, Math.max(1, int(env, 'PATCHBAY_EVENTS_PER_WEBHOOK', 8))),
+    webhookMaxResponse: int(env, 'PATCHBAY_WEBHOOK_MAX_RESPONSE', 65_536),
+    webhookCaDir: env.PATCHBAY_WEBHOOK_CA_DIR ? path.resolve(env.PATCHBAY_WEBHOOK_CA_DIR) : null,
+    webhookCaMaxSize: Math.max(1, int(env, 'PATCHBAY_WEBHOOK_CA_MAX_SIZE', 1_048_576)),
+    webhookAllowNetworks: parseNetworks('PATCHBAY_WEBHOOK_ALLOW_NETWORKS', env.PATCHBAY_WEBHOOK_ALLOW_NETWORKS, []),
+    webhookDenyNetworks: parseNetworks('PATCHBAY_WEBHOOK_DENY_NETWORKS', env.PATCHBAY_WEBHOOK_DENY_NETWORKS, DEFAULT_DENY_NETWORKS),
   };
 }
 

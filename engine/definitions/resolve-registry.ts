@@ -7,6 +7,7 @@ import type { Application } from './load-applications';
 import { sqlName } from '../storage/identifiers';
 import { hasNamedFunction, hasListAction, hasAppView } from './named-functions';
 import { hasValidator } from '../validation/named-validators';
+import { hasValueValidator } from '../validation/value-validators';
 import { jsonSchemaProblem } from '../validation/json-schema-check';
 import { isConcealed } from './concealed-fields';
 
@@ -246,9 +247,13 @@ function resolveFields(model: ResolvedModel, registry: Registry, file: string): 
     if (f.type === 'computed' && (!f.fn || !hasNamedFunction('computed', f.fn))) {
       throw new DefinitionError(file, `${at}/fn`, `unknown computed function "${f.fn ?? ''}"`);
     }
-    if (f.validators?.length && f.type !== 'fk') throw new DefinitionError(file, `${at}/validators`, 'validators judge the object a foreign key names: they are for fk fields');
     for (const [i, v] of (f.validators ?? []).entries()) {
-      if (!hasValidator(v)) throw new DefinitionError(file, `${at}/validators/${i}`, `unknown validator "${v}"`);
+      // A foreign key's validators judge the object it names; any other field's judge the written value.
+      const known = f.type === 'fk' ? hasValidator(v) : hasValueValidator(v);
+      if (!known) throw new DefinitionError(file, `${at}/validators/${i}`, `unknown validator "${v}" for a${f.type === 'fk' ? 'n fk' : ' value'} field`);
+    }
+    if (f.validators?.length && f.type !== 'fk' && !VALUE_KINDS.has(f.type)) {
+      throw new DefinitionError(file, `${at}/validators`, 'validators judge the object a foreign key names, or the value a stored field is written');
     }
     if (f.default_fn && !hasNamedFunction('default', f.default_fn)) {
       throw new DefinitionError(file, `${at}/default_fn`, `unknown default function "${f.default_fn}"`);
@@ -600,6 +605,9 @@ export function resolvePath(model: ResolvedModel, path: string): { model: Resolv
   return null;
 }
 
+/** Kinds whose written value a value validator may judge (a single stored value, as written). */
+const VALUE_KINDS = new Set<string>(['string', 'text', 'slug', 'integer', 'positive_integer', 'boolean', 'decimal', 'float', 'date', 'datetime', 'json', 'choice', 'cidr', 'inet', 'mac']);
+
 /** Fields (and kinds) a model must have to play a role, because engine code reads them. */
 const ROLE_CONTRACTS: Record<ModelRole, Record<string, FieldKind[]>> = {
   tag: { name: ['string'], slug: ['slug'], object_types: ['string'] },
@@ -617,7 +625,7 @@ const ROLE_CONTRACTS: Record<ModelRole, Record<string, FieldKind[]>> = {
   config_template: { name: ['string'], template_code: ['text'], environment_params: ['json'] },
   event_rule: { content_types: ['string'], type_create: ['boolean'], type_update: ['boolean'], type_delete: ['boolean'], enabled: ['boolean'], conditions: ['json'], action_type: ['choice'], action_object: ['generic_fk'] },
   webhook: { payload_url: ['string'], http_method: ['choice'], http_content_type: ['string'], additional_headers: ['text'], body_template: ['text'], secret: ['string'], ssl_verification: ['boolean'], ca_file_path: ['string'] },
-  event_outbox: { time: ['datetime'], event_rule: ['fk'], event: ['choice'], object: ['generic_fk'], request_id: ['string'], username: ['string'], data: ['json'], snapshots: ['json'], status: ['choice'], attempts: ['positive_integer', 'integer'], next_attempt: ['datetime'], lease_until: ['datetime'], response_status: ['integer'], last_error: ['text'], delivered: ['datetime'] },
+  event_outbox: { time: ['datetime'], event_rule: ['fk'], webhook: ['fk'], event: ['choice'], object: ['generic_fk'], request_id: ['string'], username: ['string'], data: ['json'], snapshots: ['json'], status: ['choice'], attempts: ['positive_integer', 'integer'], next_attempt: ['datetime'], lease_until: ['datetime'], response_status: ['integer'], last_error: ['text'], delivered: ['datetime'] },
   object_change: { time: ['datetime'], user: ['fk'], user_name: ['string'], request_id: ['string'], action: ['choice'], changed_object: ['generic_fk'], object_repr: ['string'], prechange_data: ['json'], postchange_data: ['json'] },
 };
 

@@ -1,112 +1,142 @@
-import crypto from 'node:crypto';
-import fs from 'node:fs/promises';
 import http from 'node:http';
 import https from 'node:https';
-import { renderTemplate, type TemplateLimits } from '../templates/render-template';
+import net from 'node:net';
+import type { Socket } from 'node:net';
+import type { Config } from '../config';
+import type { TemplateLimits } from '../templates/render-template';
+import { readCaFile } from './ca-file';
+import { addressAllowed, guardedLookup, type NetworkPolicy, REFUSED_DESTINATION } from './network-policy';
+import { buildRequest, UnsendableRequest, type EventContext, type WebhookRequest, type WebhookRow } from './webhook-request';
 
-/** A webhook as the dispatcher reads it (the model playing the webhook role). */
-export interface WebhookRow {
-  payload_url: string;
-  http_method: string;
-  http_content_type: string;
-  additional_headers: string;
-  body_template: string;
-  secret: string;
-  ssl_verification: boolean;
-  ca_file_path: string | null;
-}
-
-/** NetBox's webhook context: what the JSON body holds, and what templates see. */
-export interface EventContext {
-  event: string;
-  timestamp: string;
-  model: string;
-  username: string;
-  request_id: string;
-  data: unknown;
-  snapshots: unknown;
-}
+export type { EventContext, WebhookRow } from './webhook-request';
 
 export type Outcome = { ok: true; status: number } | { ok: false; status: number | null; error: string };
 
-/** NetBox's generate_signature: HMAC-SHA512 of the body with the secret, hex. */
-export function signature(body: Buffer, secret: string): string {
-  return crypto.createHmac('sha512', secret).update(body).digest('hex');
+/** What one delivery may use: the request's deadline, the bytes read of the answer, where it may connect, which CA files it may read. */
+export interface DeliveryLimits {
+  templates: TemplateLimits;
+  /** Milliseconds for the whole request: resolving, connecting, sending, the answer's headers and body. */
+  deadlineMs: number;
+  /** Bytes of the answer read before the connection is closed. */
+  maxResponse: number;
+  policy: NetworkPolicy;
+  ca: Pick<Config, 'webhookCaDir' | 'webhookCaMaxSize'>;
 }
 
-async function render(code: string, context: EventContext, limits: TemplateLimits): Promise<string> {
-  // The project's bounded template sandbox (a worker thread with time, memory and output limits).
-  const r = await renderTemplate(code, context as unknown as Record<string, unknown>, {}, limits);
-  if (!r.ok) throw new Error(r.message);
-  return r.text;
-}
-
-/** NetBox's render_headers: "Name: Value" lines of the rendered additional_headers. */
-async function extraHeaders(hook: WebhookRow, context: EventContext, limits: TemplateLimits): Promise<Record<string, string>> {
-  if (!hook.additional_headers.trim()) return {};
-  const out: Record<string, string> = {};
-  for (const line of (await render(hook.additional_headers, context, limits)).split(/\r?\n/)) {
-    if (!line.trim()) continue;
-    const at = line.indexOf(':');
-    if (at < 0) throw new Error(`invalid header line (Name: Value): ${line}`);
-    out[line.slice(0, at).trim()] = line.slice(at + 1).trim();
+/** A request error told as a reason, without the addresses or texts of what answered (deliveries are read by others). */
+function reason(e: Error & { code?: string }): string {
+  switch (e.code) {
+    case 'EPATCHBAYPOLICY':
+      return REFUSED_DESTINATION;
+    case 'ECONNREFUSED':
+      return 'the connection was refused';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+    case 'EAI_FAIL':
+    case 'EAI_NODATA':
+    case 'EAI_NONAME':
+      return 'the host name did not resolve';
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return 'the destination is unreachable';
+    case 'ECONNRESET':
+    case 'EPIPE':
+      return 'the connection was closed before an answer';
+    case 'ERR_INVALID_URL':
+      return 'payload_url is not a URL';
+    default:
+      if (e.code && (e.code.startsWith('ERR_TLS') || e.code.startsWith('ERR_SSL') || /CERT|SELF_SIGNED|UNABLE_TO/.test(e.code))) return `TLS: the server's certificate was not accepted (${e.code})`;
+      return `the request failed (${e.code ?? 'error'})`;
   }
-  return out;
 }
 
-/** The request NetBox's send_webhook makes: URL, headers and body, rendered and signed. */
-export async function buildRequest(hook: WebhookRow, context: EventContext, limits: TemplateLimits): Promise<{ url: string; headers: Record<string, string>; body: Buffer }> {
-  const headers: Record<string, string> = { 'Content-Type': hook.http_content_type, ...(await extraHeaders(hook, context, limits)) };
-  const body = Buffer.from(hook.body_template.trim() ? await render(hook.body_template, context, limits) : JSON.stringify(context), 'utf8');
-  if (hook.secret) headers['X-Hook-Signature'] = signature(body, hook.secret);
-  const url = hook.payload_url.includes('{') ? (await render(hook.payload_url, context, limits)).trim() : hook.payload_url;
-  return { url, headers, body };
+/** The socket's peer must be allowed: a backstop behind the lookup (and the check of literal addresses) that chose it. */
+function guardSocket(socket: Socket, policy: NetworkPolicy, fail: (e: Error) => void): void {
+  const check = () => {
+    const peer = socket.remoteAddress;
+    if (peer && !addressAllowed(peer, policy)) fail(Object.assign(new Error(REFUSED_DESTINATION), { code: 'EPATCHBAYPOLICY' }));
+  };
+  if (socket.remoteAddress) check();
+  // Before anything else hears of the connection (and before the request's bytes follow it).
+  else socket.prependOnceListener('connect', check);
 }
 
-/** Sends one webhook; a 2xx answer is a delivery, anything else (or no answer in time) a failure. */
-export async function deliver(hook: WebhookRow, context: EventContext, limits: TemplateLimits, timeoutMs: number): Promise<Outcome> {
-  let req: Awaited<ReturnType<typeof buildRequest>>;
-  let url: URL;
-  try {
-    req = await buildRequest(hook, context, limits);
-    url = new URL(req.url);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`unsupported URL scheme ${url.protocol}`);
-  } catch (e) {
-    return { ok: false, status: null, error: (e as Error).message };
-  }
-  let ca: Buffer | undefined;
-  if (url.protocol === 'https:' && hook.ssl_verification && hook.ca_file_path) {
-    try {
-      ca = await fs.readFile(hook.ca_file_path);
-    } catch (e) {
-      return { ok: false, status: null, error: `cannot read ca_file_path: ${(e as Error).message}` };
-    }
-  }
+/**
+ * Makes the request under one deadline. The answer's status decides (2xx: delivered); its body is read
+ * (to at most maxResponse bytes, within the deadline) only so the exchange ends cleanly, and never stored.
+ */
+function send(req: WebhookRequest, url: URL, method: string, tls: https.RequestOptions, limits: DeliveryLimits): Promise<Outcome> {
   return new Promise<Outcome>((resolve) => {
-    const options: https.RequestOptions = {
-      method: hook.http_method,
-      headers: { ...req.headers, 'Content-Length': String(req.body.length), 'User-Agent': 'Patchbay webhook' },
-      timeout: timeoutMs,
-      ...(url.protocol === 'https:' ? { rejectUnauthorized: hook.ssl_verification, ...(ca ? { ca } : {}) } : {}),
+    let status: number | null = null;
+    let settled = false;
+    const settle = (o: Outcome) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      r.destroy();
+      resolve(o);
     };
-    const send = url.protocol === 'https:' ? https.request : http.request;
-    const r = send(url, options, (res) => {
-      const chunks: Buffer[] = [];
+    const answered = () => settle(status !== null && status >= 200 && status <= 299 ? { ok: true, status } : { ok: false, status, error: `Status ${status ?? 0} returned` });
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    const options: https.RequestOptions = {
+      method,
+      headers: Object.fromEntries(req.headers),
+      // A connection of its own (no pool): each delivery's destination is checked on the socket it uses.
+      agent: false,
+      lookup: guardedLookup(limits.policy),
+      ...(url.protocol === 'https:' ? tls : {}),
+    };
+    const r = (url.protocol === 'https:' ? https.request : http.request)(url, options, (res) => {
+      status = res.statusCode ?? 0;
       let size = 0;
       res.on('data', (c: Buffer) => {
-        // Only the start of an answer is kept, for the error message.
-        if (size < 500) chunks.push(c);
         size += c.length;
+        if (size > limits.maxResponse) answered();
       });
-      res.on('end', () => {
-        const status = res.statusCode ?? 0;
-        if (status >= 200 && status <= 299) resolve({ ok: true, status });
-        else resolve({ ok: false, status, error: `Status ${status} returned: ${Buffer.concat(chunks).toString('utf8').slice(0, 500)}` });
-      });
-      res.on('error', (e) => resolve({ ok: false, status: res.statusCode ?? null, error: e.message }));
+      res.on('end', answered);
+      res.on('error', answered);
     });
-    r.on('timeout', () => r.destroy(new Error(`no answer within ${timeoutMs / 1000} seconds`)));
-    r.on('error', (e) => resolve({ ok: false, status: null, error: e.message }));
+    const timer = setTimeout(() => {
+      if (status !== null) answered();
+      else settle({ ok: false, status: null, error: `no answer within ${limits.deadlineMs / 1000} seconds` });
+    }, limits.deadlineMs);
+    r.on('socket', (socket) => guardSocket(socket, limits.policy, (e) => r.destroy(e)));
+    r.on('error', (e) => (status !== null ? answered() : settle({ ok: false, status: null, error: reason(e) })));
+    // A literal address is connected to without a lookup: judged here.
+    if (net.isIP(host) && !addressAllowed(host, limits.policy)) {
+      r.destroy(Object.assign(new Error(REFUSED_DESTINATION), { code: 'EPATCHBAYPOLICY' }));
+      return;
+    }
     r.end(req.body);
   });
+}
+
+/** Sends one webhook; a 2xx answer is a delivery, anything else (or no complete answer in time) a failure with its reason. */
+export async function deliver(hook: WebhookRow, context: EventContext, limits: DeliveryLimits): Promise<Outcome> {
+  let req: WebhookRequest;
+  let url: URL;
+  try {
+    req = await buildRequest(hook, context, limits.templates);
+  } catch (e) {
+    if (e instanceof UnsendableRequest) return { ok: false, status: null, error: e.message };
+    throw e;
+  }
+  try {
+    url = new URL(req.url);
+  } catch {
+    return { ok: false, status: null, error: 'payload_url is not a URL' };
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, status: null, error: `unsupported URL scheme ${url.protocol}` };
+  const tls: https.RequestOptions = { rejectUnauthorized: hook.ssl_verification };
+  if (url.protocol === 'https:' && hook.ssl_verification && hook.ca_file_path) {
+    const ca = await readCaFile(hook.ca_file_path, limits.ca);
+    if (!ca.ok) return { ok: false, status: null, error: ca.error };
+    tls.ca = ca.ca;
+  }
+  try {
+    return await send(req, url, hook.http_method, tls, limits);
+  } catch (e) {
+    // Options Node refuses synchronously (a header it will not send): a reason, not a crash.
+    return { ok: false, status: null, error: `the request could not be made (${(e as Error & { code?: string }).code ?? 'error'})` };
+  }
 }

@@ -38,7 +38,7 @@ async function prepared(ctx: CallContext, model: ResolvedModel, body: unknown, m
   const cached = await ctx.customFields.get(ctx.knex, ctx.registry, model);
   const defs = cached?.defs ?? [];
   if (!preparesWithoutReads(model, body, defs)) return null;
-  const p = await prepareWrite(ctx.knex, ctx.registry, model, body, mode, { strictFields: ctx.config.rejectUnknownFields, id, customFields: defs });
+  const p = await prepareWrite(ctx.knex, ctx.registry, model, body, mode, { strictFields: ctx.config.rejectUnknownFields, id, customFields: defs, config: ctx.config });
   if (!p.ok || !writesOnlyRow(model, p.write, mode === 'create')) return null;
   const now = definitionsText(ctx.registry, model);
   // The change log's context is set by the guard the write reads first (its triggers fire after it).

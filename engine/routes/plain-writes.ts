@@ -23,7 +23,8 @@ export function modelWritesPlainly(model: ResolvedModel): boolean {
 export function writesOnlyRow(model: ResolvedModel, write: PreparedWrite, creating: boolean): boolean {
   if (write.links.size || write.children.size || !fitsRowSet(model, write.columns)) return false;
   if (creating && !Object.keys(write.columns).length) return false;
-  return !model.fieldList.some((f) => f.def.validators?.length && f.column && f.column in write.columns);
+  // A foreign key's validators run after the row is written (a statement of their own); value validators ran in prepareWrite.
+  return !model.fieldList.some((f) => f.kind === 'fk' && f.def.validators?.length && f.column in write.columns);
 }
 
 /** Whether one prepared object's write writes its own row and links (many-to-many, tags) only: a bulk write can do both set-based. */

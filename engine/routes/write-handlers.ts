@@ -296,7 +296,7 @@ async function writeAll(ctx: CallContext, trx: Trx, model: ResolvedModel, work: 
   const prepared: Prepared[] = [];
   for (const [i, w] of work.entries()) {
     if (i && i % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
-    prepared.push(await prepareWrite(trx, ctx.registry, model, w.item, w.mode, { strictFields: ctx.config.rejectUnknownFields, id: w.id, files }));
+    prepared.push(await prepareWrite(trx, ctx.registry, model, w.item, w.mode, { strictFields: ctx.config.rejectUnknownFields, id: w.id, files, config: ctx.config }));
   }
   const writes = prepared.flatMap((p) => (p.ok ? [p.write] : []));
   if (many && !careful && writes.length === work.length && writes.length > 1 && fitsSetWrite(model, writes, work[0]!.id === undefined)) {

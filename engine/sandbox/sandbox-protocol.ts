@@ -41,7 +41,8 @@ export type SandboxTask = RenderTask | ConditionsTask;
 /** `busy`: refused without being tried, because the pool's queue was full. */
 export type Rendered = { ok: true; text: string } | { ok: false; message: string; busy?: boolean };
 
-export type Judged = { holds: boolean } | { invalid: string };
+/** `busy`: refused without being tried (the pool's queue was full); judged again later. */
+export type Judged = { holds: boolean } | { invalid: string } | { busy: true };
 
 export type TaskResult = Rendered | Judged;
 

@@ -1,4 +1,4 @@
-import type { LinkField, Registry, ResolvedModel } from '../definitions/registry-types';
+import type { GenericField, LinkField, Registry, ResolvedModel } from '../definitions/registry-types';
 import type { RoutineSpec } from './snapshot-types';
 import { quoteIdent as q, sqlLiteral, sqlName } from './identifiers';
 import { inlineSql } from './inline-sql';
@@ -98,16 +98,19 @@ function logInsert(log: ResolvedModel): string {
   return `INSERT INTO ${q(log.table)} (${LOG_COLUMNS.map(q).join(', ')})`;
 }
 
-/** What writes to the outbox need: its model and the event rules' (absent when no model plays the roles). */
+/** What writes to the outbox need: its model, the event rules', and how a rule names its webhook (absent when no model plays the roles). */
 interface Outbox {
   outbox: ResolvedModel;
   rules: ResolvedModel;
+  /** The rule's action (a generic relation) and the webhook model's label: the row keeps the webhook it was raised for. */
+  action: GenericField;
+  webhookLabel: string;
 }
 
 /** The request's origin, which URLs in a stored representation start with (engine/storage/change-context.ts). */
 const ORIGIN_SQL = `coalesce(current_setting('patchbay.origin', true), '')`;
 
-const OUTBOX_COLUMNS = ['time', 'event_rule_id', 'event', 'object_type', 'object_id', 'request_id', 'username', 'data', 'snapshots', 'status', 'attempts', 'next_attempt'];
+const OUTBOX_COLUMNS = ['time', 'event_rule_id', 'webhook_id', 'event', 'object_type', 'object_id', 'request_id', 'username', 'data', 'snapshots', 'status', 'attempts', 'next_attempt'];
 const EVENTS = { create: ['created', 'type_create'], update: ['updated', 'type_update'], delete: ['deleted', 'type_delete'] } as const;
 
 /**
@@ -125,10 +128,12 @@ function logStatement(registry: Registry, log: ResolvedModel, out: Outbox | null
   const [event, flag] = EVENTS[action];
   const source = rows.replace(/ AS "n".*$/s, '');
   const data = `${eventDataFn(model)}("n")`;
+  // The webhook the rule names now: deliveries keep commit order per object and webhook.
+  const webhook = `CASE WHEN "r".${q(out.action.typeColumn)} = ${sqlLiteral(out.webhookLabel)} THEN "r".${q(out.action.idColumn)} END`;
   return `WITH "logged" AS (${insert}
     RETURNING "changed_object_id" AS "id", "prechange_data", "postchange_data")
   INSERT INTO ${q(out.outbox.table)} (${OUTBOX_COLUMNS.map(q).join(', ')})
-    SELECT now(), "r"."id", '${event}', ${label}, "n"."id", "c"."request_id", "c"."user_name", ${data},
+    SELECT now(), "r"."id", ${webhook}, '${event}', ${label}, "n"."id", "c"."request_id", "c"."user_name", ${data},
       jsonb_build_object('prechange', "l"."prechange_data", 'postchange', "l"."postchange_data"), 'pending', 0, now()
     FROM "logged" AS "l" JOIN ${source} AS "n" ON "n"."id" = "l"."id"
       JOIN ${q(out.rules.table)} AS "r" ON "r"."enabled" AND "r".${q(flag)} AND ${label} = ANY("r"."content_types"),
@@ -228,7 +233,9 @@ export function changeLogRoutines(registry: Registry): Record<string, RoutineSpe
   if (!log) return {};
   const outbox = registry.roles.get('event_outbox');
   const rules = registry.roles.get('event_rule');
-  const events = outbox && rules ? { outbox, rules } : null;
+  const webhooks = registry.roles.get('webhook');
+  const action = rules?.fields.get('action_object');
+  const events = outbox && rules && webhooks && action?.kind === 'generic_fk' ? { outbox, rules, action, webhookLabel: webhooks.label } : null;
   const out: Record<string, RoutineSpec> = { patchbay_change_context: CONTEXT };
   for (const model of [...registry.models.values()].sort((a, b) => a.table.localeCompare(b.table))) {
     if (!model.changeLogged || model === log) continue;

@@ -11,6 +11,8 @@ import { prepareCustomFields, type CustomFieldDef } from './custom-field-values'
 import { coerceBody } from './coerce-values';
 import { linearRegex } from './linear-regex';
 import { mediaTypeProblem } from './media-type';
+import { valueProblems } from './value-validators';
+import type { Config } from '../config';
 import { ident, sql } from '../sql/fragment';
 import { runRows } from '../query/statements/run';
 
@@ -37,6 +39,8 @@ export interface WriteOptions {
   customFields?: readonly CustomFieldDef[];
   /** Files uploaded with this write (multipart/form-data), stored already, by image field name. */
   files?: ReadonlyMap<string, StoredUpload>;
+  /** The server's settings, for value validators an administrator bounds (without them, such a validator refuses). */
+  config?: Config;
 }
 
 /** An uploaded image as stored: its name under the media folder and its size in pixels. */
@@ -177,6 +181,13 @@ export async function prepareWrite(
       }
       links.set(field.joinTable, [...new Set(ids)]);
       continue;
+    }
+    if (field.def.validators?.length) {
+      const problems = await valueProblems(field.def.validators, value, opts.config);
+      if (problems.length) {
+        for (const m of problems) addError(errors, field.name, m);
+        continue;
+      }
     }
     const converted = convertScalar(field, value);
     if (converted instanceof BadValue) addError(errors, field.name, converted.message);

@@ -6,7 +6,11 @@ import path from 'node:path';
 import { sleep } from './stats';
 
 const ROOT = path.resolve(__dirname, '..', '..');
-const BIN = path.join(ROOT, 'engine', 'cli', 'bin.cjs');
+
+/** The CLI of a checkout (this one by default; another built one to compare, as bench:events --root does). */
+function binOf(root: string): string {
+  return path.join(root, 'engine', 'cli', 'bin.cjs');
+}
 
 /** The real server, started as `node engine/cli/bin.cjs serve` on a free port of 127.0.0.1. */
 export interface ServerProcess {
@@ -42,15 +46,15 @@ function childEnv(extra: Record<string, string | undefined>): NodeJS.ProcessEnv 
 }
 
 /** `createsuperuser` in a child process (before the server starts: PGlite is single-process); returns the token. */
-export function createSuperuser(env: Record<string, string | undefined>): Promise<string> {
+export function createSuperuser(env: Record<string, string | undefined>, root = ROOT): Promise<string> {
   const token = crypto.randomBytes(20).toString('hex');
   const username = `bench_${crypto.randomBytes(4).toString('hex')}`;
   const password = crypto.randomBytes(16).toString('hex');
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
-      [BIN, 'createsuperuser', '--username', username, '--password', password, '--token', token],
-      { cwd: ROOT, env: childEnv(env), timeout: 180_000 },
+      [binOf(root), 'createsuperuser', '--username', username, '--password', password, '--token', token],
+      { cwd: root, env: childEnv(env), timeout: 180_000 },
       (err, stdout, stderr) => {
         if (err) reject(new Error(`createsuperuser failed: ${err.message}\n${stdout}${stderr}`));
         else resolve(token);
@@ -75,14 +79,14 @@ async function waitReady(baseUrl: string, child: ChildProcess, log: () => string
   throw new Error(`server not ready after ${timeoutMs / 1000} s:\n${log()}`);
 }
 
-export async function startServer(env: Record<string, string | undefined>, token: string, logFile: string): Promise<ServerProcess> {
+export async function startServer(env: Record<string, string | undefined>, token: string, logFile: string, root = ROOT): Promise<ServerProcess> {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   fs.mkdirSync(path.dirname(logFile), { recursive: true });
   const out = fs.createWriteStream(logFile);
   let buffer = '';
-  const child = spawn(process.execPath, [BIN, 'serve'], {
-    cwd: ROOT,
+  const child = spawn(process.execPath, [binOf(root), 'serve'], {
+    cwd: root,
     env: childEnv({ ...env, PORT: String(port), HOST: '127.0.0.1' }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -124,8 +124,15 @@ test('unknown foreign key target', () => {
   expectFault(dir, 'dcim/widget.json', '/fields/site/to', /unknown model "dcim\.nowhere"/);
 });
 
-test('a named validator is for a foreign key: on any other field it is refused, as is an unknown one', () => {
-  expectFault(schemaDir({ 'dcim/widget.json': withField('size', { type: 'integer', validators: ['ipv4'] }) }), 'dcim/widget.json', '/fields/size/validators', /for fk fields/);
+test('a named validator fits its field: a relation\'s for a foreign key, a value\'s for a stored value; any other is refused, as is an unknown one', () => {
+  expectFault(schemaDir({ 'dcim/widget.json': withField('size', { type: 'integer', validators: ['ipv4'] }) }), 'dcim/widget.json', '/fields/size/validators/0', /unknown validator "ipv4" for a value field/);
+  expectFault(
+    schemaDir({ 'dcim/widget.json': withField('parent_widget', { type: 'fk', to: 'dcim.widget', null: true, on_delete: 'set_null', validators: ['condition_set'] }) }),
+    'dcim/widget.json',
+    '/fields/parent_widget/validators/0',
+    /unknown validator "condition_set" for an fk field/,
+  );
+  expectFault(schemaDir({ 'dcim/widget.json': withField('sites', { type: 'm2m', to: 'dcim.widget', validators: ['condition_set'] }) }), 'dcim/widget.json', '/fields/sites/validators', /or the value a stored field is written/);
   expectFault(
     schemaDir({ 'dcim/widget.json': withField('parent_widget', { type: 'fk', to: 'dcim.widget', null: true, on_delete: 'set_null', validators: ['no_such_rule'] }) }),
     'dcim/widget.json',

@@ -70,6 +70,34 @@ describe('event rules and webhooks', () => {
     expect((await t.api.get('/api/extras/webhooks/?q=s3cret').set(t.auth)).body.count).toBe(0);
   });
 
+  test('conditions are checked on write as they will be judged: the failing condition is named, and a set is bounded', async () => {
+    const webhook = await made('/api/extras/webhooks/', { name: `hook-${crypto.randomUUID()}`, payload_url: 'http://127.0.0.1:9/' });
+    const write = (conditions: unknown) => t.api.post('/api/extras/event-rules/').set(t.auth).send({ name: `c-${crypto.randomUUID()}`, content_types: ['dcim.site'], action_object_type: 'extras.webhook', action_object_id: webhook.id, conditions });
+    const badRegex = await write({ and: [{ attr: 'name', value: 'ok' }, { or: [{ attr: 'slug', value: '^x', op: 'regex' }, { attr: 'name', value: '(unclosed', op: 'regex' }] }] });
+    expect(badRegex.status).toBe(400);
+    expect(Object.keys(badRegex.body as object)).toEqual(['conditions']);
+    expect(badRegex.body.conditions).toHaveLength(1);
+    expect(badRegex.body.conditions[0]).toMatch(/^and\[1\]\.or\[1\]: invalid regular expression: /);
+    // The attack that took 13 s per matching write: 1,500 regex conditions, 100 KB.
+    const huge = await write({ or: Array.from({ length: 1500 }, (_, i) => ({ attr: 'name', value: `^(a|b)*c${i}$`, op: 'regex' })) });
+    expect(huge.status).toBe(400);
+    expect(huge.body.conditions[0]).toMatch(/ at most /);
+    const many = await write({ or: Array.from({ length: 201 }, (_, i) => ({ attr: 'name', value: `n${i}` })) });
+    expect([many.status, many.body]).toEqual([400, { conditions: ['or[200]: a condition set holds at most 200 conditions'] }]);
+    const fine = await write({ or: Array.from({ length: 200 }, (_, i) => ({ attr: 'name', value: `^n${i}$`, op: 'regex' })) });
+    expect(fine.status).toBe(201);
+    const patched = await t.api.patch(`/api/extras/event-rules/${fine.body.id as number}/`).set(t.auth).send({ conditions: { and: [{ attr: 'name', value: '(a)\\1', op: 'regex' }] } });
+    expect(patched.status).toBe(400);
+    expect(patched.body.conditions[0]).toMatch(/^and\[0\]: invalid regular expression/);
+  });
+
+  test('without PATCHBAY_WEBHOOK_CA_DIR no webhook may name a CA file', async () => {
+    const res = await t.api.post('/api/extras/webhooks/').set(t.auth).send({ name: 'ca-none', payload_url: 'https://127.0.0.1:9/', ca_file_path: '/etc/ssl/certs/ca-certificates.crt' });
+    expect([res.status, res.body]).toEqual([400, { ca_file_path: ['This server takes no CA files: its administrator has not set PATCHBAY_WEBHOOK_CA_DIR.'] }]);
+    const none = await t.api.post('/api/extras/webhooks/').set(t.auth).send({ name: 'ca-null', payload_url: 'https://127.0.0.1:9/', ca_file_path: null });
+    expect([none.status, none.body.ca_file_path]).toEqual([201, null]);
+  });
+
   test('a create is sent as NetBox sends it: event, model, username, request id, the full object, snapshots, and the signature', async () => {
     const rx = await startReceiver();
     await rule(`${rx.url}/hook/{{ data.slug }}`, {}, { secret: 'topsecret', additional_headers: 'X-Site: {{ data.name }}\nX-Event: {{ event }}' });

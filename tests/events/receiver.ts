@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 
 export interface Received {
   method: string;
@@ -48,4 +48,55 @@ export async function until(what: string, check: () => Promise<boolean> | boolea
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 25));
   }
+}
+
+/**
+ * A TCP server whose connections the test drives itself (`onConnection`): a receiver that never answers,
+ * drips bytes, or streams without end. close() ends every connection it still holds.
+ */
+export async function startRawServer(onConnection: (socket: net.Socket) => void): Promise<{ port: number; url: string; connections: net.Socket[]; close(): Promise<void> }> {
+  const connections: net.Socket[] = [];
+  const server = net.createServer((socket) => {
+    connections.push(socket);
+    socket.on('error', () => undefined);
+    onConnection(socket);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    port,
+    url: `http://127.0.0.1:${port}`,
+    connections,
+    close: () => {
+      for (const s of connections) s.destroy();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** An HTTP receiver that reads each request and never answers it; `requests` holds their bodies, `open` the ones still waiting. */
+export async function startHangingReceiver(): Promise<{ url: string; requests: string[]; open(): number; close(): Promise<void> }> {
+  const requests: string[] = [];
+  const waiting = new Set<http.ServerResponse>();
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      requests.push(Buffer.concat(chunks).toString('utf8'));
+      waiting.add(res);
+      res.on('close', () => waiting.delete(res));
+    });
+  });
+  server.requestTimeout = 0;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    open: () => waiting.size,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
 }

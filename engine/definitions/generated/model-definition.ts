@@ -516,7 +516,7 @@ export interface Field {
    */
   local?: string;
   /**
-   * Named validators of the engine run on write for this field (e.g. assigned_to_self for a device's primary IP).
+   * Named validators of the engine run on write for this field. fk fields: they judge the object named, inside the write's transaction after the row is written (assigned_to_self: a device's primary IP). Stored value fields (string, text, json...): they judge the written value before the write (condition_set: an event rule's conditions; ca_file: a CA file under the administrator's directory). A failure is a 400 naming the field.
    */
   validators?: string[];
   /**

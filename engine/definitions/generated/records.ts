@@ -3366,6 +3366,7 @@ export interface ExtrasEventdelivery {
   display: string;
   time: string;
   event_rule: ExtrasEventruleBrief | null;
+  webhook: ExtrasWebhookBrief | null;
   event: {
     value: 'created' | 'updated' | 'deleted';
     label: string;
@@ -3402,6 +3403,16 @@ export interface ExtrasEventruleBrief {
   display: string;
   name: string;
   description: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "ExtrasWebhookBrief".
+ */
+export interface ExtrasWebhookBrief {
+  id: number;
+  url: string;
+  display: string;
+  name: string;
 }
 /**
  * This interface was referenced by `Records`'s JSON-Schema
@@ -4796,16 +4807,6 @@ export interface ExtrasSavedfilterBrief {
   display: string;
   name: string;
   slug: string;
-}
-/**
- * This interface was referenced by `Records`'s JSON-Schema
- * via the `definition` "ExtrasWebhookBrief".
- */
-export interface ExtrasWebhookBrief {
-  id: number;
-  url: string;
-  display: string;
-  name: string;
 }
 /**
  * This interface was referenced by `Records`'s JSON-Schema
