@@ -4,7 +4,7 @@ import { loadConfig, serverProcesses } from './engine/config';
 import { createApp } from './engine/app';
 import { loadRegistry, openDatabase, openMigrated, packageVersion } from './engine/boot';
 import { systemClock } from './engine/auth/clock';
-import { handleInRequestScope } from './engine/storage/request-scope';
+import { handleInRequestScope } from './engine/database/request-scope';
 import { superviseWorkers } from './engine/cli/cluster-supervisor';
 import { trackInFlight } from './engine/cli/drain';
 import { onStopSignal } from './engine/cli/stop-signals';

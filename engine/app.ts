@@ -1,32 +1,32 @@
 import crypto from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import type { ApiContext, CallContext } from './routes/api-context';
-import { HttpError, methodNotAllowed, notFound } from './errors/http-error';
-import { sendJson } from './routes/respond';
-import { apiRoot, appRoot, status, API_VERSION_HEADER } from './routes/api-root';
-import { handleDetail, handleList } from './routes/model-routes';
+import type { ApiContext, CallContext } from './http/api-context';
+import { HttpError, methodNotAllowed, notFound } from './http/http-error';
+import { sendJson } from './http/respond';
+import { apiRoot, appRoot, status, API_VERSION_HEADER } from './http/api-root';
+import { handleDetail, handleList } from './http/model-routes';
 import { authenticate, type Principal } from './auth/authenticate';
 import { authVersionIsCurrent, CredentialCache, StaleCredentials } from './auth/credential-cache';
 import { CustomFieldCache } from './validation/custom-field-cache';
 import type { ResolvedModel } from './definitions/registry-types';
 import { loadGrants, scopeFor, type Grant } from './auth/permissions';
-import { listAction } from './routes/list-actions';
-import { detailAction } from './routes/detail-actions';
-import { appView } from './routes/app-views';
-import { accountPages } from './ui/account-pages';
+import { listAction } from './http/list-actions';
+import { detailAction } from './http/detail-actions';
+import { appView } from './http/app-views';
+import { accountPages } from './http/ui/account-pages';
 import { ValidationError } from './validation/field-errors';
 import { badStringMessage } from './validation/string-hygiene';
 import { apiDocs } from './openapi/docs-routes';
-import { browsableApi } from './browsable/browsable-api';
-import { allowedHosts } from './routes/allowed-hosts';
-import { closeUnreadBodies } from './routes/request-body';
+import { browsableApi } from './http/browsable/browsable-api';
+import { allowedHosts } from './http/allowed-hosts';
+import { closeUnreadBodies } from './http/request-body';
 import { knownPrincipal, loginRequired } from './auth/login-required';
 import { overHttps } from './auth/sessions';
-import { RETRY_AFTER_SECONDS, unavailableDetail, unavailableReason } from './storage/db-unavailable';
-import { databaseReachable } from './storage/database-ping';
-import { serveMedia } from './routes/media-files';
+import { RETRY_AFTER_SECONDS, unavailableDetail, unavailableReason } from './database/db-unavailable';
+import { databaseReachable } from './database/database-ping';
+import { serveMedia } from './http/media-files';
 import { configureSharedSandbox } from './sandbox/shared-sandbox';
-import { frameHeaders } from './routes/frame-headers';
+import { frameHeaders } from './http/frame-headers';
 
 /** Scheme and host of the URLs in answers: HTTPS when the connection is, or when a trusted proxy says so. */
 function originOf(ctx: ApiContext, req: Request): string {
@@ -127,7 +127,7 @@ async function handleApi(ctx: ApiContext, req: Request, res: Response): Promise<
   }
 }
 
-/** /media/<name>: a stored file, to a caller who may view an object naming it (engine/routes/media-files.ts). */
+/** /media/<name>: a stored file, to a caller who may view an object naming it (engine/http/media-files.ts). */
 async function handleMedia(ctx: ApiContext, req: Request, res: Response): Promise<void> {
   const principal = await authenticate(ctx, req);
   let relative: string;

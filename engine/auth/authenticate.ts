@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Request } from 'express';
-import { HttpError } from '../errors/http-error';
+import { HttpError } from '../http/http-error';
 import type { Registry } from '../definitions/registry-types';
 import type { Config } from '../config';
 import type { Clock } from './clock';
@@ -8,9 +8,9 @@ import { authTables } from './auth-tables';
 import { clientAddress, inNetworks } from './client-address';
 import { sessionPrincipal } from './sessions';
 import type { CredentialCache } from './credential-cache';
-import { AUTH_VERSION_TABLE } from '../storage/routines';
+import { AUTH_VERSION_TABLE } from '../migrations/routines';
 import { ident, sql } from '../sql/fragment';
-import { runRows } from '../query/statements/run';
+import { runRows } from '../database/run';
 
 /** Who is asking: a user known through a token or a browser session, or nobody. */
 export interface Principal {

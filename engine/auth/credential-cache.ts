@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { ident, sql, type Sql } from '../sql/fragment';
-import { runRows } from '../query/statements/run';
-import { AUTH_VERSION_TABLE } from '../storage/routines';
+import { runRows } from '../database/run';
+import { AUTH_VERSION_TABLE } from '../migrations/routines';
 import type { Principal } from './authenticate';
 import type { Grant } from './permissions';
 
@@ -23,7 +23,7 @@ const MAX_ENTRIES = 10_000;
  * Tokens and their users' permissions, per server process, so a read authenticates without a round trip.
  * Every read made with a cached entry carries `authVersionIsCurrent(version)` in its one statement:
  * a change to users, groups, tokens or permissions moves the version on in its own transaction
- * (engine/storage/routines.ts), so the very next read on any instance sees it, raises StaleCredentials,
+ * (engine/migrations/routines.ts), so the very next read on any instance sees it, raises StaleCredentials,
  * and the request is answered again after a fresh lookup. Writes never use the cache.
  */
 export class CredentialCache {

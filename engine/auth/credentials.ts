@@ -1,8 +1,8 @@
 import type { AuthDeps } from './authenticate';
 import { ident, sql } from '../sql/fragment';
-import { runRows } from '../query/statements/run';
+import { runRows } from '../database/run';
 import { DUMMY_HASH, verifyPasswordAsync } from './passwords';
-import { HttpError } from '../errors/http-error';
+import { HttpError } from '../http/http-error';
 
 /** Failed attempts allowed in the window, per username and per client address. */
 const WINDOW_MINUTES = 15;

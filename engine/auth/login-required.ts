@@ -1,10 +1,10 @@
 import type { NextFunction, Request, Response } from 'express';
-import type { ApiContext } from '../routes/api-context';
+import type { ApiContext } from '../http/api-context';
 import { authenticate, type Principal } from './authenticate';
-import { notAuthenticated } from '../errors/http-error';
+import { notAuthenticated } from '../http/http-error';
 import { isDocsAsset } from '../openapi/docs-routes';
-import { anonymousActionPath } from '../routes/list-actions';
-import { wantsHtml } from '../browsable/browsable-api';
+import { anonymousActionPath } from '../http/list-actions';
+import { wantsHtml } from '../http/browsable/browsable-api';
 
 /** The caller authenticated by an earlier step of this request (undefined: not yet asked). */
 export function knownPrincipal(res: Response): Principal | null | undefined {

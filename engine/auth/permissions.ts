@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { LinkField, Registry, ResolvedModel } from '../definitions/registry-types';
 import { column, ident, or, sql, type Sql } from '../sql/fragment';
-import { runRows } from '../query/statements/run';
+import { runRows } from '../database/run';
 import type { Config } from '../config';
 import type { Principal } from './authenticate';
 import { constraintCondition, ConstraintError } from './constraints';

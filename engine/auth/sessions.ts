@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import type { Request, Response } from 'express';
 import type { Knex } from 'knex';
 import { ident, sql, type Sql } from '../sql/fragment';
-import { runRows } from '../query/statements/run';
+import { runRows } from '../database/run';
 import type { AuthDeps, Principal } from './authenticate';
 import { inNetworks, parseAddress } from './client-address';
 

@@ -4,7 +4,7 @@ import { hashPassword } from '../auth/passwords';
 import { defaultWith } from '../definitions/named-functions';
 import { authTables } from '../auth/auth-tables';
 import { sql } from '../sql/fragment';
-import { runRows } from '../query/statements/run';
+import { runRows } from '../database/run';
 
 /** Creates (or promotes) a superuser and gives it a new write-enabled token; returns the token key. */
 export async function createSuperuser(knex: Knex, registry: Registry, username: string, password: string, key?: string): Promise<string> {

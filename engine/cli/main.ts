@@ -2,7 +2,7 @@ import { loadConfig } from '../config';
 import { loadRegistry, openDatabase, openMigrated } from '../boot';
 import { makeMigrations } from './makemigrations';
 import { createSuperuser } from './createsuperuser';
-import { migrate } from '../storage/migrator';
+import { migrate } from '../migrations/migrator';
 import { serve } from '../../server';
 import { startDispatcher } from '../events/start-dispatcher';
 import { onStopSignal } from './stop-signals';

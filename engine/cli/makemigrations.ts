@@ -1,9 +1,9 @@
 import type { Config } from '../config';
 import { loadRegistry } from '../boot';
-import { snapshotFromRegistry } from '../storage/snapshot-from-registry';
-import { diffSnapshots } from '../storage/diff-snapshots';
-import { describeChange } from '../storage/render-sql';
-import { makeMigrationName, migrationFileText, readStoredSnapshot, writeMigration } from '../storage/migration-files';
+import { snapshotFromRegistry } from '../migrations/snapshot-from-registry';
+import { diffSnapshots } from '../migrations/diff-snapshots';
+import { describeChange } from '../migrations/render-sql';
+import { makeMigrationName, migrationFileText, readStoredSnapshot, writeMigration } from '../migrations/migration-files';
 
 /** Compares schema/ with the snapshot of the last migration; writes the next migration, or with --check names what is missing. */
 export function makeMigrations(config: Config, check: boolean): number {

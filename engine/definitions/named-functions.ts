@@ -3,7 +3,7 @@ import crypto from 'node:crypto';
 /**
  * What a definition cannot say declaratively is a small named function, referenced from the JSON by name.
  * Computed fields and display strings are computed by PostgreSQL, inside the statement that reads the
- * rows: their functions are written in SQL (engine/query/json/named-sql.ts, whose tables the types below
+ * rows: their functions are written in SQL (engine/reads/named-sql.ts, whose tables the types below
  * make complete). Defaults are given in the server when a row is written.
  */
 
@@ -49,18 +49,18 @@ export function defaultWith(name: string): unknown {
   return defaults[name]!();
 }
 
-/** Extra list endpoints a definition may name (implemented in engine/routes/list-actions.ts). */
+/** Extra list endpoints a definition may name (implemented in engine/http/list-actions.ts). */
 export const LIST_ACTION_NAMES = ['provision_token'] as const;
-/** The names a definition's list_actions may use; engine/routes/list-actions.ts must implement each (the type checks it). */
+/** The names a definition's list_actions may use; engine/http/list-actions.ts must implement each (the type checks it). */
 export type ListActionName = (typeof LIST_ACTION_NAMES)[number];
 
 export function hasListAction(name: string): name is ListActionName {
   return (LIST_ACTION_NAMES as readonly string[]).includes(name);
 }
 
-/** Endpoints of an application that are not object types (implemented in engine/routes/app-views.ts). */
+/** Endpoints of an application that are not object types (implemented in engine/http/app-views.ts). */
 export const APP_VIEW_NAMES = ['installed_plugins', 'own_record', 'own_preferences', 'connected_device'] as const;
-/** The names schema/applications.json may use; engine/routes/app-views.ts must implement each (the type checks it). */
+/** The names schema/applications.json may use; engine/http/app-views.ts must implement each (the type checks it). */
 export type AppViewName = (typeof APP_VIEW_NAMES)[number];
 
 export function hasAppView(name: string): name is AppViewName {

@@ -4,7 +4,7 @@ import { hasColumn, type ChoiceSet, type ChoiceValue, type ColumnField, type Fie
 import { DefinitionError } from './definition-error';
 import type { LoadedDefinition } from './load-definitions';
 import type { Application } from './load-applications';
-import { sqlName } from '../storage/identifiers';
+import { sqlName } from '../migrations/identifiers';
 import { hasNamedFunction, hasListAction, hasAppView } from './named-functions';
 import { hasValidator } from '../validation/named-validators';
 import { hasValueValidator } from '../validation/value-validators';

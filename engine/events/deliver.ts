@@ -3,7 +3,7 @@ import https from 'node:https';
 import net from 'node:net';
 import type { Socket } from 'node:net';
 import type { Config } from '../config';
-import type { TemplateLimits } from '../templates/render-template';
+import type { TemplateLimits } from '../sandbox/render-template';
 import { readCaFile } from './ca-file';
 import { addressAllowed, guardedLookup, type NetworkPolicy, REFUSED_DESTINATION } from './network-policy';
 import { buildRequest, UnsendableRequest, type EventContext, type WebhookRequest, type WebhookRow } from './webhook-request';

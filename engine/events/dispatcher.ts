@@ -6,7 +6,7 @@ import { judgeConditions } from './judge-conditions';
 import { networkPolicy } from './network-policy';
 import { OutboxStatements, type ClaimedRow, type FinalStatus, type HookRow, type RuleRow } from './outbox-statements';
 import { pruneChangeLog } from './retention';
-import { templateLimits } from '../templates/render-template';
+import { templateLimits } from '../sandbox/render-template';
 
 /**
  * The dispatcher of the transactional outbox. Events are stored by the database in the transaction of

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { GenericField, Registry, ResolvedModel } from '../definitions/registry-types';
 import { ident, sql } from '../sql/fragment';
-import { runRows } from '../query/statements/run';
+import { runRows } from '../database/run';
 import type { WebhookRow } from './webhook-request';
 
 /**

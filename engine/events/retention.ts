@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Registry } from '../definitions/registry-types';
 import { ident, sql } from '../sql/fragment';
-import { runRows } from '../query/statements/run';
+import { runRows } from '../database/run';
 
 /**
  * NetBox's housekeeping of the change log: rows older than CHANGELOG_RETENTION days go (0 keeps them

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { renderTemplate, type TemplateLimits } from '../templates/render-template';
+import { renderTemplate, type TemplateLimits } from '../sandbox/render-template';
 
 /** A webhook as the dispatcher reads it (the model playing the webhook role). */
 export interface WebhookRow {

@@ -4,7 +4,7 @@ import { and, column, ident, or, sql, type Sql } from '../sql/fragment';
 import type { FilterDef } from './filter-table';
 import { resolvePath } from './filter-paths';
 import { resolveTargets } from './relation-filters';
-import { treeWalk } from '../query/tree-walk';
+import { treeWalk } from '../reads/tree-walk';
 
 /** What the named object reaches through one of its paths: the target model, and that object's id given the named object's. */
 interface Reach {

@@ -4,7 +4,7 @@ import type { Sql } from '../sql/fragment';
 import { customFieldConditions, parseCustomFieldParam, type CustomFieldParam } from './custom-field-filters';
 import { FilterErrors } from './filter-errors';
 import type { ExistenceCheck, FilterContext } from './filter-context';
-import type { Rows } from '../query/json/reader-access';
+import type { Rows } from '../reads/reader-access';
 import { filterTable } from './filter-table';
 import { orderingOf } from './ordering-param';
 import { searchCondition } from './search-filter';

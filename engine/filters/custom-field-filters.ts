@@ -1,6 +1,6 @@
 import type { ResolvedModel } from '../definitions/registry-types';
 import { column, ident, or, sql, type Sql } from '../sql/fragment';
-import { runRows } from '../query/statements/run';
+import { runRows } from '../database/run';
 import type { FilterContext } from './filter-context';
 import { parseAll, type ValueKind } from './filter-values';
 import { emptyCondition, ORDERED_LOOKUPS, scalarCondition, STRING_LOOKUPS, type Cast } from './scalar-lookups';

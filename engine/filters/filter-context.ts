@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Registry } from '../definitions/registry-types';
 import type { FilterErrors } from './filter-errors';
 import type { Sql } from '../sql/fragment';
-import type { Rows } from '../query/json/reader-access';
+import type { Rows } from '../reads/reader-access';
 
 /** What compiling a list's filters needs: the registry, a database handle, the error sink, the deferred checks. */
 export interface FilterContext {

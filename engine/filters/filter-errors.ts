@@ -1,4 +1,4 @@
-import { HttpError } from '../errors/http-error';
+import { HttpError } from '../http/http-error';
 import { addError, type FieldErrors } from '../validation/field-errors';
 
 /** 400 `{param: [message]}` for a known filter given a value it cannot take. */

@@ -4,7 +4,7 @@ import type { ExistenceCheck, FilterContext } from './filter-context';
 import type { FilterDef } from './filter-table';
 import { parseAll } from './filter-values';
 import { notMatching } from './scalar-lookups';
-import { treeWalk } from '../query/tree-walk';
+import { treeWalk } from '../reads/tree-walk';
 
 /** The field other models' filters use to name an object of this model (site=<slug>, vrf=<rd>). */
 export function naturalKey(model: ResolvedModel): ColumnField | undefined {

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Registry, ResolvedModel } from '../definitions/registry-types';
 import { ident, sql } from '../sql/fragment';
-import { runRows } from '../query/statements/run';
+import { runRows } from '../database/run';
 import type { FilterErrors } from './filter-errors';
 import { parseValue } from './filter-values';
 

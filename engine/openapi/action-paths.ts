@@ -1,7 +1,7 @@
 import type { Registry } from '../definitions/registry-types';
 import type { JsonSchema } from '../validation/request-schema';
-import { detailAction } from '../routes/detail-actions';
-import { appView } from '../routes/app-views';
+import { detailAction } from '../http/detail-actions';
+import { appView } from '../http/app-views';
 import { modelPaths, operationPrefix } from './component-names';
 
 type Paths = Record<string, Record<string, unknown>>;

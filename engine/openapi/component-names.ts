@@ -1,5 +1,5 @@
 import type { ResolvedModel } from '../definitions/registry-types';
-import { representationName } from '../serialization/representation-schema';
+import { representationName } from './representation-schema';
 
 /** A reference to a schema in the document's components. */
 export const schemaRef = (name: string): { $ref: string } => ({ $ref: `#/components/schemas/${name}` });

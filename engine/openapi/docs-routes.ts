@@ -1,8 +1,8 @@
 import path from 'node:path';
 import type { NextFunction, Request, Response } from 'express';
 import YAML from 'yaml';
-import type { ApiContext } from '../routes/api-context';
-import { sendJson } from '../routes/respond';
+import type { ApiContext } from '../http/api-context';
+import { sendJson } from '../http/respond';
 import { openApiDocument, type OpenApiDocument } from './openapi-document';
 import { swaggerInitScript, swaggerPage } from './swagger-page';
 

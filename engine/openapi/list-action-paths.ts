@@ -2,7 +2,7 @@ import type { Registry, ResolvedModel } from '../definitions/registry-types';
 import type { JsonSchema } from '../validation/request-schema';
 import { modelPaths, modelSchemaNames, operationPrefix, responseRef, schemaRef } from './component-names';
 
-/** How one named list action (engine/routes/list-actions.ts) is documented: its path item and the schemas it needs. */
+/** How one named list action (engine/http/list-actions.ts) is documented: its path item and the schemas it needs. */
 interface ActionDoc {
   schemas: Record<string, JsonSchema>;
   pathItem(model: ResolvedModel, operationId: string): Record<string, unknown>;

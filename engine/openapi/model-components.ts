@@ -1,5 +1,5 @@
 import type { ResolvedModel } from '../definitions/registry-types';
-import { representationName, representationSchema } from '../serialization/representation-schema';
+import { representationName, representationSchema } from './representation-schema';
 import { requestSchema, type JsonSchema } from '../validation/request-schema';
 import { modelSchemaNames, schemaRef } from './component-names';
 import { paginatedOf } from './paginated-schema';

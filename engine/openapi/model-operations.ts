@@ -2,7 +2,7 @@ import type { Registry, ResolvedModel } from '../definitions/registry-types';
 import { requestSchema, type JsonSchema } from '../validation/request-schema';
 import { modelPaths, modelSchemaNames, operationPrefix, responseRef, schemaRef } from './component-names';
 import { detailParameters, listParameters } from './list-parameters';
-import { fileFields } from '../storage/stored-files';
+import { fileFields } from '../writes/stored-files';
 
 const json = (schema: JsonSchema) => ({ 'application/json': { schema } });
 

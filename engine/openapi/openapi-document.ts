@@ -1,5 +1,5 @@
 import type { Registry } from '../definitions/registry-types';
-import { API_VERSION_HEADER, NETBOX_API_VERSION } from '../routes/api-root';
+import { API_VERSION_HEADER, NETBOX_API_VERSION } from '../http/api-root';
 import type { JsonSchema } from '../validation/request-schema';
 import { commonParameters, commonResponses, commonSchemas, securitySchemes, TOKEN_SCHEME } from './common-components';
 import { modelComponents } from './model-components';

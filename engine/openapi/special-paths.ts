@@ -1,5 +1,5 @@
 import type { Registry } from '../definitions/registry-types';
-import { appEndpoints } from '../routes/api-root';
+import { appEndpoints } from '../http/api-root';
 import type { JsonSchema } from '../validation/request-schema';
 import { schemaRef } from './component-names';
 

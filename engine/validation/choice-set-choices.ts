@@ -2,7 +2,7 @@
  * The choices of a custom field choice set (the model with the custom_field_choice_set role): its
  * extra_choices as [value, label] pairs, ordered by value when order_alphabetically is set, as NetBox's
  * CustomFieldChoiceSet.choices. NetBox's predefined base sets (IATA, ISO 3166, UN/LOCODE) are data
- * Patchbay does not ship, so a set naming one is refused when written (engine/storage/role-hooks.ts).
+ * Patchbay does not ship, so a set naming one is refused when written (engine/writes/role-hooks.ts).
  */
 export type Choice = [string, string];
 

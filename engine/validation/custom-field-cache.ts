@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Registry, ResolvedModel } from '../definitions/registry-types';
 import { ident, sql, type Sql } from '../sql/fragment';
-import { runRows } from '../query/statements/run';
+import { runRows } from '../database/run';
 import { definitionColumns, type CustomFieldDef } from './custom-field-values';
 
 /** A model's custom field definitions as one process last read them, and the text they were read as. */

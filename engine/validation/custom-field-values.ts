@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Registry, ResolvedModel } from '../definitions/registry-types';
 import { ident, sql, type Sql } from '../sql/fragment';
-import { runRows } from '../query/statements/run';
+import { runRows } from '../database/run';
 import { linearTest } from './linear-regex';
 import { ISO_DATE, ISO_DATETIME, withinCalendar } from './calendar';
 import { expandChoices } from './choice-set-choices';

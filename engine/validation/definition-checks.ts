@@ -3,8 +3,8 @@ import type { ResolvedModel } from '../definitions/registry-types';
 import type { Check, ModelDefinition } from '../definitions/generated/model-definition';
 import { resolvePath, type FilterPath } from '../filters/filter-paths';
 import { and, column, ident, join, sql, type Sql } from '../sql/fragment';
-import { displaySql } from '../query/json/object-json';
-import { runRows } from '../query/statements/run';
+import { displaySql } from '../reads/object-json';
+import { runRows } from '../database/run';
 
 type Db = Knex | Knex.Transaction;
 

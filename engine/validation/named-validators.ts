@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { FkField, Registry, ResolvedModel } from '../definitions/registry-types';
 import { column, ident, sql } from '../sql/fragment';
-import { runRows } from '../query/statements/run';
+import { runRows } from '../database/run';
 
 type Db = Knex | Knex.Transaction;
 

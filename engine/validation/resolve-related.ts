@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { ResolvedField, ResolvedModel } from '../definitions/registry-types';
 import { and, column, ident, sql, type Sql } from '../sql/fragment';
-import { runRows } from '../query/statements/run';
+import { runRows } from '../database/run';
 import { castValue } from '../sql/casts';
 import { ISO_DATE, ISO_DATETIME, withinCalendar } from './calendar';
 import { normalizeCidr, normalizeInet, normalizeMac } from './ip-values';

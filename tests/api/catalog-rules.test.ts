@@ -57,7 +57,7 @@ async function patched(m: ResolvedModel, id: number, body: Body): Promise<void> 
 // ---------------------------------------------------------------------------------------------------
 // Defaults
 
-/** A default as the full form shows it (engine/query/json/object-json.ts). */
+/** A default as the full form shows it (engine/reads/object-json.ts). */
 function shownDefault(f: ResolvedField): unknown {
   const v = f.def.default;
   if (f.kind !== 'choice' || f.array) return v;

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import type { DatabaseOptions } from '../../engine/storage/connect';
+import type { DatabaseOptions } from '../../engine/database/connect';
 
 /** Where the benchmarked server keeps its data, and how the bench itself reaches the same rows. */
 export interface DatabaseTarget {

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import { connectDatabase, type DatabaseOptions } from '../../engine/storage/connect';
-import { quoteIdent } from '../../engine/storage/identifiers';
+import { connectDatabase, type DatabaseOptions } from '../../engine/database/connect';
+import { quoteIdent } from '../../engine/migrations/identifiers';
 import { elapsedMs, summarize, type LatencySummary } from './stats';
 
 /**

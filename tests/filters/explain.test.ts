@@ -5,7 +5,7 @@
  * sequential scan of the table. PostgreSQL only: PGlite's planner and statistics are not the
  * production ones, and seeding it would be slow.
  */
-import { quoteIdent } from '../../engine/storage/identifiers';
+import { quoteIdent } from '../../engine/migrations/identifiers';
 import { startTestApp, TEST_DATABASE_URL, type TestApp } from '../support/test-app';
 
 interface PlanNode {

@@ -5,7 +5,7 @@
  * or exactly the rows the filter means (computed by the same oracle as the derived suite): never a
  * 500, never an extra row. The database is checked untouched at the end.
  */
-import { quoteIdent } from '../../engine/storage/identifiers';
+import { quoteIdent } from '../../engine/migrations/identifiers';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { readDefinitions, urlOf, type Model } from './support/definitions';
 import { expectedFilters, matches, paramOf, type Family, type Universe } from './support/filter-plan';

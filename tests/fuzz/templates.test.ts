@@ -16,7 +16,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startTestApp, type TestApp } from '../support/test-app';
-import { renderTemplate, type Rendered } from '../../engine/templates/render-template';
+import { renderTemplate, type Rendered } from '../../engine/sandbox/render-template';
 import { sharedSandbox } from '../../engine/sandbox/shared-sandbox';
 import { Prng } from './support/prng';
 import { FUZZ_CONTEXT, JinjaProgram } from './support/jinja-programs';

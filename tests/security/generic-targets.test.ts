@@ -13,8 +13,8 @@ import { startTestApp, type TestApp } from '../support/test-app';
 import { apiWith } from '../support/listen';
 import { loadDefinitions, type LoadedDefinition } from '../../engine/definitions/load-definitions';
 import { resolveRegistry } from '../../engine/definitions/resolve-registry';
-import { JsonCompiler, type Form } from '../../engine/query/json/object-json';
-import { runRows } from '../../engine/query/statements/run';
+import { JsonCompiler, type Form } from '../../engine/reads/object-json';
+import { runRows } from '../../engine/database/run';
 import { sql } from '../../engine/sql/fragment';
 import { grant, made, newUser, stringsIn } from './support';
 

@@ -1,7 +1,7 @@
-import { diffSnapshots, type SchemaChange } from '../../engine/storage/diff-snapshots';
-import { describeChange, renderChanges } from '../../engine/storage/render-sql';
-import { makeMigrationName } from '../../engine/storage/migration-files';
-import type { ColumnSpec, StorageSnapshot, TableSpec } from '../../engine/storage/snapshot-types';
+import { diffSnapshots, type SchemaChange } from '../../engine/migrations/diff-snapshots';
+import { describeChange, renderChanges } from '../../engine/migrations/render-sql';
+import { makeMigrationName } from '../../engine/migrations/migration-files';
+import type { ColumnSpec, StorageSnapshot, TableSpec } from '../../engine/migrations/snapshot-types';
 
 const ID: ColumnSpec = { type: 'bigint', nullable: false, identity: true };
 const EMPTY: StorageSnapshot = { version: 1, tables: {} };

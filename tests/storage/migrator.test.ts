@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import knexLib, { type Knex } from 'knex';
 import ClientPgLite from 'knex-pglite';
-import { diffSnapshots } from '../../engine/storage/diff-snapshots';
+import { diffSnapshots } from '../../engine/migrations/diff-snapshots';
 import {
   listMigrationFiles,
   makeMigrationName,
@@ -11,9 +11,9 @@ import {
   readStoredSnapshot,
   writeMigration,
   MIGRATION_HEADER,
-} from '../../engine/storage/migration-files';
-import { migrate, pendingMigrations, splitStatements } from '../../engine/storage/migrator';
-import type { ColumnSpec, StorageSnapshot, TableSpec } from '../../engine/storage/snapshot-types';
+} from '../../engine/migrations/migration-files';
+import { migrate, pendingMigrations, splitStatements } from '../../engine/migrations/migrator';
+import type { ColumnSpec, StorageSnapshot, TableSpec } from '../../engine/migrations/snapshot-types';
 
 /**
  * A RESTRICT key refusing a delete: PostgreSQL up to 17 says 23503 (foreign_key_violation), 18 and later

@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { renderTemplate, type Rendered, type TemplateLimits } from '../../engine/templates/render-template';
+import { renderTemplate, type Rendered, type TemplateLimits } from '../../engine/sandbox/render-template';
 import { closeSharedSandbox, sharedSandbox } from '../../engine/sandbox/shared-sandbox';
 import { SandboxPool } from '../../engine/sandbox/sandbox-pool';
 import type { Rendered as PoolRendered } from '../../engine/sandbox/sandbox-protocol';

@@ -37,7 +37,7 @@ export interface Application {
    */
   description?: string;
   /**
-   * Endpoints of the application that are not object types (/api/<app>/<name>/), each served by a named view of the engine (engine/routes/app-views.ts), e.g. installed-plugins: installed_plugins.
+   * Endpoints of the application that are not object types (/api/<app>/<name>/), each served by a named view of the engine (engine/http/app-views.ts), e.g. installed-plugins: installed_plugins.
    */
   views?: {
     [k: string]: View;

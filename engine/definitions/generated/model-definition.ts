@@ -265,7 +265,7 @@ export interface ModelDefinition {
     termination?: string;
   };
   /**
-   * Extra endpoints under each object's detail path (/<path>/<id>/<name>/), each served by a named action of the engine (engine/routes/detail-actions.ts), e.g. trace: trace_path. An action that takes options is written {"action": ..., "options": {...}}; the action checks its options at startup.
+   * Extra endpoints under each object's detail path (/<path>/<id>/<name>/), each served by a named action of the engine (engine/http/detail-actions.ts), e.g. trace: trace_path. An action that takes options is written {"action": ..., "options": {...}}; the action checks its options at startup.
    */
   detail_actions?: {
     [k: string]: DetailAction;

@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { createApp } from '../../../engine/app';
-import { connectDatabase, type Database } from '../../../engine/storage/connect';
+import { connectDatabase, type Database } from '../../../engine/database/connect';
 import { startTestApp, TEST_DATABASE_URL, type TestApp } from '../../support/test-app';
 
 /**

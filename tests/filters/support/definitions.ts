@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Field as FieldDef, ModelDefinition } from '../../../engine/definitions/generated/model-definition';
 // Only to name the tables the factory writes to directly (storage naming, not anything filters do).
-import { sqlName } from '../../../engine/storage/identifiers';
+import { sqlName } from '../../../engine/migrations/identifiers';
 
 export type FieldKind = FieldDef['type'];
 

@@ -1,5 +1,5 @@
 import type { Filter } from '../../../engine/definitions/generated/model-definition';
-import { quoteIdent } from '../../../engine/storage/identifiers';
+import { quoteIdent } from '../../../engine/migrations/identifiers';
 import type { TestApp } from '../../support/test-app';
 import { routeOf, type Family, type Hop, type Route } from './filter-plan';
 import { naturalKey, urlOf, type Field, type Model } from './definitions';

@@ -1,5 +1,5 @@
 import { jsonSample } from '../../support/json-sample';
-import { quoteIdent } from '../../../engine/storage/identifiers';
+import { quoteIdent } from '../../../engine/migrations/identifiers';
 import type { TestApp } from '../../support/test-app';
 import { sendObject } from '../../support/send-object';
 import { naturalKey, typeLabelsFor, urlOf, type Definitions, type Field, type Model } from './definitions';

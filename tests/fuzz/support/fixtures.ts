@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { TestApp } from '../../support/test-app';
 import type { ResolvedModel } from '../../../engine/definitions/registry-types';
-import { quoteIdent } from '../../../engine/storage/identifiers';
+import { quoteIdent } from '../../../engine/migrations/identifiers';
 import { listUrl, servedModels, validObjects, type Body } from '../../support/valid-objects';
 import { sendObject } from '../../support/send-object';
 

@@ -1,0 +1,81 @@
+import type { Registry, ResolvedModel } from '../definitions/registry-types';
+import { sql, type Sql } from '../sql/fragment';
+import { JsonCompiler, type Form, type JsonOptions } from './object-json';
+import { rowsKey, type Rows } from './reader-access';
+
+/** Beyond this many shapes (exclude= takes any field list) the cache starts again empty. */
+const MAX_SHAPES = 2000;
+/** Beyond this many sets of permissions compiled for one shape, that shape's compilations start again. */
+const MAX_VARIANTS = 100;
+
+interface Shape {
+  /** The types whose viewable rows the representation depends on (objects at the far end of its links). */
+  consulted: ResolvedModel[];
+  /** Compiled, by what the reader may view of those types and whether shown_with fields show. */
+  compiled: Map<string, Sql>;
+}
+
+const byRegistry = new WeakMap<Registry, Map<string, Shape>>();
+
+function shapeKey(model: ResolvedModel, form: Form, omitted: readonly string[], revealSecrets: boolean): string {
+  return `${model.label}|${form}|${revealSecrets ? 1 : 0}|${omitted.join(',')}`;
+}
+
+/** Only names the model has count: anything else in exclude= changes nothing, and must not grow the cache. */
+function omittedOf(model: ResolvedModel, omit: ReadonlySet<string>): string[] {
+  return [...omit].filter((name) => model.fields.has(name) || name === 'url' || name === 'display' || name === 'id').sort();
+}
+
+function shapeOf(registry: Registry, model: ResolvedModel, form: Form, omitted: readonly string[], revealSecrets: boolean): Shape {
+  let shapes = byRegistry.get(registry);
+  if (!shapes) byRegistry.set(registry, (shapes = new Map()));
+  const key = shapeKey(model, form, omitted, revealSecrets);
+  let shape = shapes.get(key);
+  if (!shape) {
+    // Compiled once as a reader who may view everything, noting which types it asked about: the
+    // compiler asks about every type it may link to, whatever the answer, so these are all of them.
+    const consulted = new Set<ResolvedModel>();
+    const everything = new JsonCompiler(registry, { revealSecrets, revealShown: false, view: (m) => (consulted.add(m), true) }).object(model, 't', form, { nested: false, omit: new Set(omitted) });
+    shape = { consulted: [...consulted].sort((a, b) => a.label.localeCompare(b.label)), compiled: new Map() };
+    shape.compiled.set(variantKey(shape.consulted, () => true, false), everything);
+    if (shapes.size >= MAX_SHAPES) shapes.clear();
+    shapes.set(key, shape);
+  }
+  return shape;
+}
+
+function variantKey(consulted: readonly ResolvedModel[], view: (m: ResolvedModel) => Rows, revealShown: boolean): string {
+  return `${revealShown ? 1 : 0}|${consulted.map((m) => rowsKey(view(m))).join(';')}`;
+}
+
+/** The types whose viewable rows a representation depends on: the caller's permissions for these are needed to build it. */
+export function consultedTypes(registry: Registry, model: ResolvedModel, form: Form): readonly ResolvedModel[] {
+  return shapeOf(registry, model, form, [], false).consulted;
+}
+
+/**
+ * The representation of the row aliased "t" of `model`, compiled once per shape and per what the reader
+ * may see, and kept: compiling a large one (an interface, with its cable peers of every kind) costs more
+ * than PostgreSQL takes to run it. Readers with the same permissions share one (the key is the SQL of
+ * their conditions). The fragment holds the ORIGIN hole; the statement using it binds the request's origin.
+ * A model with shown_with fields shows them on the rows json.access.reveal gives, and leaves them out of
+ * the others' (the two compiled forms, chosen row by row).
+ */
+export function representationOf(registry: Registry, model: ResolvedModel, form: Form, omit: ReadonlySet<string>, json: Pick<JsonOptions, 'revealSecrets' | 'access'>): Sql {
+  const omitted = omittedOf(model, omit);
+  const shape = shapeOf(registry, model, form, omitted, json.revealSecrets);
+  const compiled = (revealShown: boolean): Sql => {
+    const key = variantKey(shape.consulted, json.access.view, revealShown);
+    let c = shape.compiled.get(key);
+    if (!c) {
+      c = new JsonCompiler(registry, { revealSecrets: json.revealSecrets, revealShown, view: json.access.view }).object(model, 't', form, { nested: false, omit: new Set(omitted) });
+      if (shape.compiled.size >= MAX_VARIANTS) shape.compiled.clear();
+      shape.compiled.set(key, c);
+    }
+    return c;
+  };
+  const guarded = model.fieldList.some((f) => f.def.shown_with && !omitted.includes(f.name)) && form === 'full';
+  const reveal = guarded ? json.access.reveal(model) : false;
+  if (typeof reveal === 'boolean') return compiled(reveal);
+  return sql`CASE WHEN ${reveal} THEN ${compiled(true)} ELSE ${compiled(false)} END`;
+}
