@@ -4,7 +4,7 @@
 // whatever it got until stdin closes.
 const path = require('node:path');
 const readline = require('node:readline');
-const { lockDataDir } = require(path.resolve(__dirname, '..', '..', 'dist', 'engine', 'storage', 'data-dir-lock.js'));
+const { lockDataDir } = require(path.resolve(__dirname, '..', '..', 'dist', 'engine', 'database', 'data-dir-lock.js'));
 
 const now = () => performance.timeOrigin + performance.now();
 process.stdout.write('ready\n');
