@@ -1,3 +1,4 @@
+import diagnostics_channel from 'node:diagnostics_channel';
 import type { Knex } from 'knex';
 import type { ChildrenField, GenericField, Registry, ResolvedField, ResolvedModel, StoredField } from '../definitions/registry-types';
 import { defaultWith } from '../definitions/named-functions';
@@ -70,6 +71,19 @@ function writableNames(model: ResolvedModel): Set<string> {
   return names;
 }
 
+/** What the `patchbay:prepare-write` channel publishes, once per object prepared. */
+export interface PreparationMessage {
+  model: string;
+  mode: WriteMode;
+}
+
+/**
+ * Every preparation of an object, for tracing (node:diagnostics_channel: nothing is built when nobody
+ * subscribes). Preparing is the costly part of a write (password hashing, every value checked), so how
+ * often one request prepares is worth seeing: each object once, whichever write path writes it.
+ */
+export const preparations = diagnostics_channel.channel('patchbay:prepare-write');
+
 /**
  * Validates and converts one object of a write request: schema check, aliases, unknown fields,
  * value normalisation (addresses, MACs), relations given by id or attributes, defaults on create.
@@ -82,6 +96,7 @@ export async function prepareWrite(
   mode: WriteMode,
   opts: WriteOptions = {},
 ): Promise<Prepared> {
+  if (preparations.hasSubscribers) preparations.publish({ model: model.label, mode } satisfies PreparationMessage);
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
     return { ok: false, errors: { non_field_errors: [`Invalid data. Expected a dictionary, but got ${Array.isArray(input) ? 'list' : input === null ? 'null' : typeof input === 'string' ? 'str' : typeof input}.`] } };
   }

@@ -5,6 +5,7 @@ import { noteFilesLeft, removeFiles, takeFilesLeft } from './stored-files';
 import { insertRowSet, updateRowSet } from './write-row-sets';
 import { modelWritesPlainly, writesRowAndLinks } from './plain-writes';
 import { createInOneStatement, updateInOneStatement } from './one-statement-writes';
+import { stillPrepared, type PreparedEarlier } from './prepared-earlier';
 import { ValidationError, type FieldErrors } from '../validation/field-errors';
 import { insertRow, setLinks, setLinksOfMany, updateRow, setChildren, childConstraintErrors } from './write-rows';
 import { deleteObjects, GenericProtectedError, protectingObjects } from './delete-objects';
@@ -243,14 +244,16 @@ export async function createObjects(ctx: CallContext, model: ResolvedModel, body
   const items = many ? (body as unknown[]) : [body];
   if (many && !items.length) throw new HttpError(400, { non_field_errors: ['Expected a list of items but got an empty list.'] });
   checkBulkSize(ctx, items.length);
+  let earlier: PreparedEarlier | null = null;
   if (!many && !addScope.length && !files?.size) {
-    const done = await createInOneStatement(ctx, model, withOwner(ctx, model, body));
-    if (done) return { body: done.body, location: objectUrl(ctx.origin, model, done.id) };
+    const one = await createInOneStatement(ctx, model, withOwner(ctx, model, body));
+    if ('done' in one) return { body: one.done.body, location: objectUrl(ctx.origin, model, one.done.id) };
+    earlier = one.earlier;
   }
   // The response that creates an object shows its secrets (a new token's key), whatever ALLOW_TOKEN_RETRIEVAL says.
   const json = await jsonOptions(ctx, { model, form: 'full' }, true);
   return inTransaction(ctx, async (trx, careful) => {
-    const results = await writeAll(ctx, trx, model, items.map((item) => ({ item: withOwner(ctx, model, item), mode: 'create' as const })), many, careful, files);
+    const results = await writeAll(ctx, trx, model, items.map((item) => ({ item: withOwner(ctx, model, item), mode: 'create' as const, earlier })), many, careful, files);
     await requireWithin(trx, model, results, addScope);
     // Rows the new objects bring with them (a device's components from its type's templates), in this transaction.
     await instantiate(trx, ctx.registry, model, results);
@@ -292,11 +295,13 @@ const YIELD_EVERY = 200;
  * serializers validate a whole list before saving); a bulk request whose elements are all valid and
  * plain is then written set-based, unless `careful` (an earlier attempt's set was refused).
  */
-async function writeAll(ctx: CallContext, trx: Trx, model: ResolvedModel, work: Array<{ item: unknown; mode: WriteMode; id?: number }>, many: boolean, careful = false, files?: ReadonlyMap<string, StoredUpload>): Promise<number[]> {
+async function writeAll(ctx: CallContext, trx: Trx, model: ResolvedModel, work: Array<{ item: unknown; mode: WriteMode; id?: number; earlier?: PreparedEarlier | null }>, many: boolean, careful = false, files?: ReadonlyMap<string, StoredUpload>): Promise<number[]> {
   const prepared: Prepared[] = [];
   for (const [i, w] of work.entries()) {
     if (i && i % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
-    prepared.push(await prepareWrite(trx, ctx.registry, model, w.item, w.mode, { strictFields: ctx.config.rejectUnknownFields, id: w.id, files, config: ctx.config }));
+    // An element the one-statement path prepared already is not prepared again (unless definitions changed since).
+    const kept = w.earlier ? await stillPrepared(trx, ctx.registry, model, w.earlier) : null;
+    prepared.push(kept ?? (await prepareWrite(trx, ctx.registry, model, w.item, w.mode, { strictFields: ctx.config.rejectUnknownFields, id: w.id, files, config: ctx.config })));
   }
   const writes = prepared.flatMap((p) => (p.ok ? [p.write] : []));
   if (many && !careful && writes.length === work.length && writes.length > 1 && fitsSetWrite(model, writes, work[0]!.id === undefined)) {
@@ -327,16 +332,18 @@ async function writeAll(ctx: CallContext, trx: Trx, model: ResolvedModel, work: 
  * files they replace are removed once the change has committed.
  */
 export async function updateObject(ctx: CallContext, model: ResolvedModel, id: number, body: unknown, mode: WriteMode, scopes: WriteScopes, files?: ReadonlyMap<string, StoredUpload>): Promise<string> {
+  let earlier: PreparedEarlier | null = null;
   if (!scopes.act.length && scopes.view !== null && !files?.size) {
-    const done = await updateInOneStatement(ctx, model, id, body, mode, scopes.view);
-    if (done !== null) return done;
+    const one = await updateInOneStatement(ctx, model, id, body, mode, scopes.view);
+    if ('done' in one) return one.done;
+    earlier = one.earlier;
   }
   let replaced: string[] = [];
   const json = await jsonOptions(ctx, { model, form: 'full' });
   const text = await inTransaction(ctx, async (trx) => {
     await requireTargets(ctx, trx, model, [id], scopes, true);
     if (files?.size) await noteFilesLeft(trx, model, [id]);
-    await writeAll(ctx, trx, model, [{ item: body, mode, id }], false, false, files);
+    await writeAll(ctx, trx, model, [{ item: body, mode, id, earlier }], false, false, files);
     await requireWithin(trx, model, [id], scopes.act);
     await afterWrite(trx, ctx.registry, model, [id]);
     const out = await answer(ctx, trx, model, [id], true, json);
