@@ -48,6 +48,11 @@ export interface Config {
   imageMaxSize: number;
   /** Refuse unknown names in write bodies (400) instead of ignoring them as NetBox does. */
   rejectUnknownFields: boolean;
+  /**
+   * Whether a plain single create or change is written as one statement (engine/writes/one-statement-writes.ts);
+   * false: every write is transactional. The two give the same rows, change log and events (tests prove it).
+   */
+  oneStatementWrites: boolean;
   /** Where definitions and migrations are read from. */
   schemaDir: string;
   migrationsDir: string;
@@ -141,6 +146,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustedProxies: list(env.TRUSTED_PROXIES),
     workers: int(env, 'PATCHBAY_WORKERS', 0),
     rejectUnknownFields: bool(env, 'PATCHBAY_REJECT_UNKNOWN_FIELDS', false),
+    oneStatementWrites: bool(env, 'PATCHBAY_ONE_STATEMENT_WRITES', true),
     bulkMaxObjects: int(env, 'PATCHBAY_BULK_MAX_OBJECTS', 10_000),
     templateTimeoutMs: seconds(env, 'PATCHBAY_TEMPLATE_TIMEOUT', 5),
     templateMaxOutput: Math.max(1024, int(env, 'PATCHBAY_TEMPLATE_MAX_OUTPUT', 10_485_760)),
