@@ -2,12 +2,15 @@ import path from 'node:path';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { sendObject } from '../support/send-object';
 import { loadRegistry } from '../../engine/boot';
-import type { ResolvedField, ResolvedModel, UniqueSet } from '../../engine/definitions/registry-types';
+import type { ResolvedField, ResolvedModel } from '../../engine/definitions/registry-types';
 import { type Body, RELATIONAL, detailUrl, genericKeys, genericTargetsIn, listUrl, pointsBackAtSelf, servedModels, creatableModels, validObjects } from '../support/valid-objects';
+import { rawModels, rawUniques, rawWritable, type RawField, type RawModel, type RawUnique } from '../support/raw-definitions';
 
 /**
  * "Tests cover each model's uniqueness rules, defaults and protected deletes." Every case is generated
- * from the definitions: a new schema file, field, unique rule or foreign key brings its own cases.
+ * from the definitions: a new schema file, field, unique rule or foreign key brings its own cases. The
+ * rules are read from the files themselves (tests/support/raw-definitions.ts), not from the engine's
+ * reading of them: a rule the engine drops still has its case, which then fails.
  *
  * - Defaults: an object made of its required fields only shows each writable field's `default` as the
  *   serializer renders that kind, and each `default_fn` field filled in.
@@ -23,6 +26,13 @@ const ROOT = path.resolve(__dirname, '..', '..');
 // startTestApp() serves. Inside each test the model is taken from t.registry.
 const DEFINITIONS = loadRegistry(path.join(ROOT, 'schema'));
 const MODELS = creatableModels(DEFINITIONS);
+const RAW = rawModels(path.join(ROOT, 'schema'));
+/** A model's file as written; every model the engine serves has one. */
+const raw = (m: ResolvedModel): RawModel => {
+  const r = RAW.get(m.label);
+  if (!r) throw new Error(`${m.label}: no schema file defines it`);
+  return r;
+};
 
 let t: TestApp;
 const objects = validObjects(() => t);
@@ -57,18 +67,18 @@ async function patched(m: ResolvedModel, id: number, body: Body): Promise<void> 
 // ---------------------------------------------------------------------------------------------------
 // Defaults
 
-/** A default as the full form shows it (engine/reads/object-json.ts). */
-function shownDefault(f: ResolvedField): unknown {
-  const v = f.def.default;
-  if (f.kind !== 'choice' || f.array) return v;
+/** A default as the full form shows it (engine/reads/object-json.ts): the file's default, the engine's choice label. */
+function shownDefault(f: ResolvedField, written: RawField): unknown {
+  const v = written.default;
+  if (written.type !== 'choice' || written.array) return v;
   // NetBox shows a blank choice as null; a choice is {value, label} unless the field is plain.
   if (v === null || v === '') return null;
-  if (f.def.plain) return v;
-  return { value: v, label: f.choices!.labels.get(v as string | number) };
+  if (written.plain) return v;
+  return { value: v, label: f.choices?.labels.get(v as string | number) };
 }
 
-const hasDefault = (f: ResolvedField) => !f.readOnly && (f.def.default !== undefined || f.def.default_fn !== undefined);
-const DEFAULT_MODELS = MODELS.filter((m) => m.fieldList.some(hasDefault));
+const hasDefault = (f: RawField) => rawWritable(f) && (f.default !== undefined || f.default_fn !== undefined);
+const DEFAULT_MODELS = MODELS.filter((m) => Object.values(raw(m).fields).some(hasDefault));
 
 /** One object per model made of its required fields only: the create response and the object read back. */
 const madeBare = new Map<string, Promise<{ created: Body; read: Body }>>();
@@ -88,23 +98,25 @@ function bareObject(label: string): Promise<{ created: Body; read: Body }> {
 }
 
 const DEFAULT_CASES = DEFAULT_MODELS.flatMap((m) =>
-  m.fieldList.filter(hasDefault).map((f) => ({
-    name: f.def.default_fn !== undefined ? `${m.label}: ${f.name} is filled by ${f.def.default_fn}` : `${m.label}: ${f.name} defaults to ${JSON.stringify(f.def.default)}`,
+  Object.entries(raw(m).fields).filter(([, f]) => hasDefault(f)).map(([name, f]) => ({
+    name: f.default_fn !== undefined ? `${m.label}: ${name} is filled by ${f.default_fn}` : `${m.label}: ${name} defaults to ${JSON.stringify(f.default)}`,
     label: m.label,
-    field: f.name,
-    fn: f.def.default_fn !== undefined,
+    field: name,
+    fn: f.default_fn !== undefined,
   })),
 );
 
 describe('defaults', () => {
   test.each(DEFAULT_CASES.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
-    const f = model(c.label).fields.get(c.field)!;
+    const written = RAW.get(c.label)!.fields[c.field]!;
+    const f = model(c.label).fields.get(c.field);
+    if (!f) throw new Error(`${c.label}: the engine has no field ${c.field}`);
     const bare = await bareObject(c.label);
-    if (f.def.default_fn === undefined) {
-      expect({ [f.name]: bare.read[f.name] }).toEqual({ [f.name]: shownDefault(f) });
+    if (written.default_fn === undefined) {
+      expect({ [f.name]: bare.read[f.name] }).toEqual({ [f.name]: shownDefault(f, written) });
     } else {
       // A secret (a token's key) is shown by the response that creates it; reading it back may hide it.
-      const shown = f.def.secret ? bare.created : bare.read;
+      const shown = written.secret ? bare.created : bare.read;
       expect({ [f.name]: shown[f.name] ?? null }).toEqual({ [f.name]: expect.anything() });
     }
   });
@@ -153,20 +165,22 @@ async function setNew(m: ResolvedModel, body: Body, f: ResolvedField): Promise<v
   }
 }
 
+/** The engine's field a rule names (the rule comes from the file: the engine must have every field it names). */
+function fieldOf(m: ResolvedModel, rule: RawUnique, name: string): ResolvedField {
+  const f = m.fields.get(name);
+  if (!f) throw new Error(`${m.label}: rule ${rule.fields.join('+')} names ${name}, which the engine does not have`);
+  return f;
+}
+
 /** Whether two bodies (one a copy of the other for `rule`'s fields) would collide on `rule`. */
-function collides(m: ResolvedModel, rule: UniqueSet, body: Body): boolean {
-  const byColumn = (c: string) => {
-    const f = m.fieldList.find((g) => g.column === c || g.typeColumn === c || g.idColumn === c);
-    if (!f) throw new Error(`${m.label}: rule ${rule.fields.join('+')} names column ${c}, which no field stores`);
-    return f;
-  };
-  // A partial rule (when_not_null) binds only rows with those columns set.
-  if (rule.whenNotNull.some((c) => valueIn(body, byColumn(c)) === null)) return false;
-  return !rule.nullsDistinct || rule.fields.every((n) => valueIn(body, m.fields.get(n)!) !== null);
+function collides(m: ResolvedModel, rule: RawUnique, body: Body): boolean {
+  // A partial rule (when_not_null) binds only rows with those fields set.
+  if (rule.whenNotNull.some((n) => valueIn(body, fieldOf(m, rule, n)) === null)) return false;
+  return !rule.nullsDistinct || rule.fields.every((n) => valueIn(body, fieldOf(m, rule, n)) !== null);
 }
 
 /** The error a broken rule is reported as: under the field for one field, as non_field_errors for several. */
-function uniqueError(m: ResolvedModel, rule: UniqueSet): Body {
+function uniqueError(m: ResolvedModel, rule: RawUnique): Body {
   if (rule.fields.length === 1) {
     const f = m.fields.get(rule.fields[0]!)!;
     return { [f.name]: [rule.message ?? `${m.verboseName} with this ${f.label.toLowerCase()} already exists.`] };
@@ -175,8 +189,8 @@ function uniqueError(m: ResolvedModel, rule: UniqueSet): Body {
 }
 
 const UNIQUE_CASES = MODELS.flatMap((m) =>
-  m.uniques.map((rule, index) => {
-    const fields = rule.fields.map((n) => m.fields.get(n)!);
+  rawUniques(raw(m)).map((rule, index) => {
+    const fields = rule.fields.map((n) => fieldOf(m, rule, n));
     const late = fields.filter(pointsBackAtSelf);
     const change = late[0] ?? fieldToChange(fields);
     const what = `${rule.fields.join('+')} unique${rule.fields.length > 1 ? ' together' : ''}`;
@@ -187,8 +201,9 @@ const UNIQUE_CASES = MODELS.flatMap((m) =>
 describe('uniqueness', () => {
   test.each(UNIQUE_CASES.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
     const m = model(c.label);
-    const rule = m.uniques[c.index]!;
-    const fields = rule.fields.map((n) => m.fields.get(n)!);
+    const rules = rawUniques(RAW.get(c.label)!);
+    const rule = rules[c.index]!;
+    const fields = rule.fields.map((n) => fieldOf(m, rule, n));
     // Fields that must point back at the object itself are set by PATCH once it exists.
     const late = fields.filter(pointsBackAtSelf);
 
@@ -201,9 +216,9 @@ describe('uniqueness', () => {
 
     // The second object repeats the first; what else it repeats that another rule forbids is made different.
     const second: Body = structuredClone(first);
-    for (const other of m.uniques) {
+    for (const other of rules) {
       if (other === rule || !collides(m, other, second)) continue;
-      const free = other.fields.filter((n) => !rule.fields.includes(n)).map((n) => m.fields.get(n)!);
+      const free = other.fields.filter((n) => !rule.fields.includes(n)).map((n) => fieldOf(m, other, n));
       if (!free.length) throw new Error(`${m.label}: rule ${other.fields.join('+')} lies within ${rule.fields.join('+')}, so its violation cannot be told apart`);
       await setNew(m, second, fieldToChange(free));
     }
@@ -243,8 +258,8 @@ interface DeleteCase {
   generic: boolean;
 }
 
-function deleteCase(m: ResolvedModel, f: ResolvedField, target: ResolvedModel): DeleteCase {
-  const onDelete = f.def.on_delete as OnDelete;
+function deleteCase(m: ResolvedModel, f: ResolvedField, written: RawField, target: ResolvedModel): DeleteCase {
+  const onDelete = written.on_delete as OnDelete;
   const outcome = {
     protect: `deleting the ${target.label} is 409, both kept`,
     cascade: `deleting the ${target.label} (204) deletes the ${m.name}`,
@@ -253,15 +268,24 @@ function deleteCase(m: ResolvedModel, f: ResolvedField, target: ResolvedModel): 
   return { name: `${m.label}: ${f.name} ${onDelete} → ${outcome}`, label: m.label, field: f.name, target: target.label, onDelete, generic: f.kind === 'generic_fk' };
 }
 
+// Relations and their on_delete as the file writes them; the engine's field gives the way to set them.
 const DELETE_CASES: DeleteCase[] = MODELS.flatMap((m) =>
-  m.fieldList.flatMap((f) => {
-    // A target served by no endpoint (engine-internal state) cannot be deleted over the API.
-    if (f.kind === 'fk') return f.target!.exposed !== false ? [deleteCase(m, f, f.target!)] : [];
+  Object.entries(raw(m).fields).flatMap(([name, written]) => {
+    if (written.type !== 'fk' && written.type !== 'generic_fk') return [];
+    const f = m.fields.get(name);
+    if (!f) throw new Error(`${m.label}: the engine has no field ${name}`);
+    if (written.type === 'fk') {
+      const target = DEFINITIONS.models.get(String(written.to));
+      if (!target) throw new Error(`${m.label}.${name}: the engine has no model ${String(written.to)}`);
+      // A target served by no endpoint (engine-internal state) cannot be deleted over the API.
+      return RAW.get(target.label)?.exposed !== false ? [deleteCase(m, f, written, target)] : [];
+    }
     // Generic relations' on_delete is applied by the engine, not by the database: each allowed type is
     // a case of its own.
-    if (f.kind !== 'generic_fk' || !f.def.on_delete) return [];
-    const targets = genericTargetsIn(DEFINITIONS, f).filter((x) => x.exposed !== false);
-    return targets.map((x) => deleteCase(m, f, x));
+    if (!written.on_delete) return [];
+    const targets = genericTargetsIn(DEFINITIONS, f).filter((x) => RAW.get(x.label)?.exposed !== false);
+    if (!targets.length) throw new Error(`${m.label}.${name}: on_delete ${written.on_delete}, but the engine lets it point at nothing`);
+    return targets.map((x) => deleteCase(m, f, written, x));
   }),
 );
 
@@ -321,6 +345,11 @@ describe('deletes', () => {
 const FLOORS = { models: 47, defaults: 50, defaultFns: 2, uniqueFields: 43, uniqueTogether: 32, protect: 44, cascade: 11, setNull: 29, genericDeletes: 12 };
 
 describe('the generated cases', () => {
+  test('every model file is a model of the engine', () => {
+    const missing = [...RAW.keys()].filter((label) => !DEFINITIONS.models.has(label));
+    expect(missing).toEqual([]);
+  });
+
   test('cover at least the rules defined today', () => {
     const count = (on: OnDelete) => DELETE_CASES.filter((c) => !c.generic && c.onDelete === on).length;
     const counts = {
