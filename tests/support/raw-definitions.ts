@@ -30,6 +30,8 @@ export interface RawModel {
   /** schema/<app>/<file>.json, relative to the repository. */
   file: string;
   exposed: boolean;
+  /** What every user may do with the objects they own without any permission (`owner_may`). */
+  ownerMay: string[];
   fields: Record<string, RawField>;
   uniqueTogether: RawUniqueTogether[];
 }
@@ -54,10 +56,10 @@ export function rawModels(schemaDir: string): Map<string, RawModel> {
     for (const name of fs.readdirSync(dir).sort()) {
       if (!name.endsWith('.json')) continue;
       const def = JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8')) as {
-        app: string; model: string; exposed?: boolean; fields?: Record<string, RawField>; unique_together?: RawUniqueTogether[];
+        app: string; model: string; exposed?: boolean; owner_may?: string[]; fields?: Record<string, RawField>; unique_together?: RawUniqueTogether[];
       };
       const label = `${def.app}.${def.model}`;
-      out.set(label, { label, file: `schema/${app}/${name}`, exposed: def.exposed !== false, fields: def.fields ?? {}, uniqueTogether: def.unique_together ?? [] });
+      out.set(label, { label, file: `schema/${app}/${name}`, exposed: def.exposed !== false, ownerMay: def.owner_may ?? [], fields: def.fields ?? {}, uniqueTogether: def.unique_together ?? [] });
     }
   }
   return out;
