@@ -65,4 +65,26 @@ describe('over HTTP', () => {
     expect(third).toEqual(second);
     expect(second.join('\n')).toContain('AS "c1"');
   });
+
+  test('two permissions each numbering from c1 are OR-ed in one statement: each alias lives in its own sub-select', async () => {
+    const tenant = await t.api.post('/api/tenancy/tenants/').set(t.auth).send({ name: 'T1', slug: 't1' });
+    const region = await t.api.post('/api/dcim/regions/').set(t.auth).send({ name: 'R2', slug: 'r2' });
+    const made = await Promise.all([
+      t.api.post('/api/dcim/sites/').set(t.auth).send({ name: 'In R2', slug: 'in-r2', region: region.body.id }),
+      t.api.post('/api/dcim/sites/').set(t.auth).send({ name: 'Of T1', slug: 'of-t1', tenant: tenant.body.id }),
+      t.api.post('/api/dcim/sites/').set(t.auth).send({ name: 'Neither', slug: 'neither' }),
+    ]);
+    expect(made.map((r) => r.status)).toEqual([201, 201, 201]);
+    const key = await t.makeToken({ username: 'two-grants' });
+    const user = await t.knex.raw(`SELECT "user_id" FROM "users_token" WHERE "key" = ?`, [key]);
+    const userId = (user.rows as Array<{ user_id: number }>)[0]!.user_id;
+    for (const constraints of [{ region__slug: 'r2' }, { tenant__slug: 't1' }]) {
+      const perm = await t.api.post('/api/users/permissions/').set(t.auth).send({ name: `by ${Object.keys(constraints)[0]!}`, object_types: ['dcim.site'], actions: ['view'], constraints, users: [userId] });
+      expect(perm.status).toBe(201);
+    }
+    t.queries.reset();
+    const res = await t.api.get('/api/dcim/sites/?ordering=slug').set({ Authorization: `Token ${key}` });
+    expect([res.status, res.body.results.map((s: { slug: string }) => s.slug)]).toEqual([200, ['in-r2', 'of-t1']]);
+    expect(t.queries.log.join('\n').match(/AS "c1"/g)?.length).toBeGreaterThanOrEqual(2);
+  });
 });
