@@ -2,19 +2,27 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Ajv from 'ajv';
 import type { ModelDefinition } from './generated/model-definition';
-import { DefinitionError } from './definition-error';
+import { FaultCollector } from './fault-collector';
+import { schemaFaults } from './schema-faults';
 
 export interface LoadedDefinition {
   file: string;
   def: ModelDefinition;
 }
 
-/** Every `<app>/<model>.json` under the schema directory, checked against model.schema.json. */
-export function loadDefinitions(schemaDir: string): LoadedDefinition[] {
+/**
+ * Every `<app>/<model>.json` under the schema directory, checked against model.schema.json. Every file
+ * is read and checked before anything is thrown: the faults of all of them come out together. A file
+ * that does not have the shape of a definition stops the reading here, before references between files
+ * are followed (they would only report the same fault again).
+ */
+export function loadDefinitions(schemaDir: string, faults?: FaultCollector): LoadedDefinition[] {
+  const own = faults ?? new FaultCollector();
   const metaSchema: unknown = JSON.parse(fs.readFileSync(path.join(schemaDir, 'model.schema.json'), 'utf8'));
-  const ajv = new Ajv({ allErrors: false, strict: false });
+  const ajv = new Ajv({ allErrors: true, strict: false });
   const validate = ajv.compile<ModelDefinition>(metaSchema as object);
   const out: LoadedDefinition[] = [];
+  const before = own.count;
   for (const app of fs.readdirSync(schemaDir).sort()) {
     const appDir = path.join(schemaDir, app);
     if (!fs.statSync(appDir).isDirectory()) continue;
@@ -26,16 +34,20 @@ export function loadDefinitions(schemaDir: string): LoadedDefinition[] {
       try {
         data = JSON.parse(fs.readFileSync(file, 'utf8'));
       } catch (e) {
-        throw new DefinitionError(rel, '', `not valid JSON: ${(e as Error).message}`);
+        own.add(rel, '', `not valid JSON: ${(e as Error).message}`);
+        continue;
       }
       if (!validate(data)) {
-        const err = validate.errors?.[0];
-        const extra = err?.params && 'additionalProperty' in err.params ? ` (${String(err.params.additionalProperty)})` : '';
-        throw new DefinitionError(rel, err?.instancePath ?? '', `${err?.message ?? 'invalid'}${extra}`);
+        for (const f of schemaFaults(rel, validate.errors ?? [], data)) own.add(f.file, f.pointer, f.reason);
+        continue;
       }
-      if (data.app !== app) throw new DefinitionError(rel, '/app', `app "${data.app}" does not match folder "${app}"`);
+      if (data.app !== app) {
+        own.add(rel, '/app', `app "${data.app}" does not match folder "${app}"`);
+        continue;
+      }
       out.push({ file: rel, def: data });
     }
   }
+  if (own.count > before) own.throwIfAny();
   return out;
 }
