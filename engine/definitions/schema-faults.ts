@@ -31,7 +31,7 @@ export function schemaFaults(file: string, errors: readonly ErrorObject[], data:
       const owner = valueAt(data, local) as { type?: unknown } | undefined;
       // A word outside the options of the field's kind (schema/model.schema.json: each kind's `then`).
       const kind = /^\/fields\/[^/]+$/.test(local) && typeof owner?.type === 'string' ? owner.type : null;
-      out.push(new DefinitionError(file, `${e.instancePath}/${escape(name)}`, kind ? `"${name}" is not an option of ${/^[aeiou]/.test(kind) ? 'an' : 'a'} ${kind} field` : `unknown property "${name}"`));
+      out.push(new DefinitionError(file, `${e.instancePath}/${escape(name)}`, kind ? `"${name}" is not an option of ${/^([aeiou]|m2m|fk)/.test(kind) ? 'an' : 'a'} ${kind} field` : `unknown property "${name}"`));
     } else if (e.keyword === 'required') {
       out.push(new DefinitionError(file, e.instancePath, `missing "${String(p.missingProperty)}"`));
     } else if (e.keyword === 'enum') {
