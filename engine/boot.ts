@@ -40,9 +40,10 @@ export function loadRegistry(schemaDir: string): Registry {
   faults.throwIfAny();
   // Built once every part is known to build: the filter tables and check statements requests use.
   for (const model of registry.models.values()) {
-    filterTable(model);
-    compileChecks(model);
+    faults.attempt(model.file, '/filters', () => filterTable(model));
+    faults.attempt(model.file, '/checks', () => compileChecks(model));
   }
+  faults.throwIfAny();
   return registry;
 }
 

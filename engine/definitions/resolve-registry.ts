@@ -4,6 +4,7 @@ import { hasColumn, type ChoiceSet, type ChoiceValue, type ColumnField, type Fie
 import { DefinitionError } from './definition-error';
 import { FaultCollector } from './fault-collector';
 import { checkModelSense } from './model-sense';
+import { templateProblems } from './template-references';
 import type { LoadedDefinition } from './load-definitions';
 import type { Application } from './load-applications';
 import { sqlName } from '../migrations/identifiers';
@@ -367,7 +368,9 @@ function resolveModelLists(model: ResolvedModel, file: string, registry: Registr
   def.brief.forEach((name, i) => {
     if (!known(name)) faults.add(file, `/brief/${i}`, `unknown field "${name}"`);
   });
-  if (typeof def.display === 'string') at('/display', () => checkDisplayTemplate(model, file, def.display as string, known));
+  if (typeof def.display === 'string') for (const problem of templateProblems(model, def.display)) faults.add(file, '/display', problem);
+  (def.checks ?? []).forEach((c, i) => templateProblems(model, c.message).forEach((p) => faults.add(file, `/checks/${i}/message`, p)));
+  (def.no_overlap ?? []).forEach((o, i) => templateProblems(model, o.message, ['other']).forEach((p) => faults.add(file, `/no_overlap/${i}/message`, p)));
   for (const [alias, canonical] of model.writeAliases) {
     const target = model.fields.get(canonical);
     if (!target || target.readOnly) faults.add(file, `/write_aliases/${alias}`, `unknown field "${canonical}" (an alias names a writable field)`);
@@ -555,24 +558,6 @@ function resolveFieldLists(model: ResolvedModel, file: string, registry: Registr
     }
   }
   }
-
-/** {field}, or {fk.field} through foreign keys to a stored field of the model they reach. */
-function checkDisplayTemplate(model: ResolvedModel, file: string, display: string, known: (name: string) => boolean): void {
-  for (const [, placeholder] of display.matchAll(DISPLAY_PLACEHOLDER)) {
-    const steps = placeholder!.split('.');
-    let at = model;
-    for (const step of steps.slice(0, -1)) {
-      const fk = at.fields.get(step);
-      if (fk?.kind !== 'fk') throw new DefinitionError(file, '/display', `"${step}" in "{${placeholder}}" is not a foreign key of ${at.label}`);
-      at = fk.target;
-    }
-    const last = steps[steps.length - 1]!;
-    const ok = at === model ? known(last) : last === 'id' || !!at.fields.get(last)?.column;
-    if (!ok) throw new DefinitionError(file, '/display', `unknown field "${placeholder}" in display template`);
-    const shown = at.fields.get(last);
-    if (shown && isConcealed(shown)) throw new DefinitionError(file, '/display', `"${placeholder}" is concealed (secret or shown_with): a display shows it to everyone`);
-  }
-}
 
 /**
  * only_when / required_when: the path they name reaches a stored field, and a choice field's values are among its
