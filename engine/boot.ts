@@ -6,7 +6,7 @@ import type { Registry } from './definitions/registry-types';
 import { loadDefinitions } from './definitions/load-definitions';
 import { loadApplications } from './definitions/load-applications';
 import { checkDetailActions } from './http/detail-actions';
-import { pathNodes } from './definitions/path-nodes';
+import { checkPathNodes } from './definitions/path-nodes';
 import { checkAppViews } from './http/app-views';
 import { APPLICATIONS_FILE } from './definitions/load-applications';
 import { resolveRegistry } from './definitions/resolve-registry';
@@ -35,7 +35,7 @@ export function loadRegistry(schemaDir: string): Registry {
   }
   checkDetailActions(registry, faults);
   // The path_node words resolve (fields they name exist with the right kinds).
-  faults.attempt('schema', '/path_node', () => pathNodes(registry));
+  checkPathNodes(registry, faults);
   checkAppViews(registry, applications?.file ?? APPLICATIONS_FILE, faults);
   faults.throwIfAny();
   // Built once every part is known to build: the filter tables and check statements requests use.

@@ -4,7 +4,7 @@ import { hasColumn, type ChoiceSet, type ChoiceValue, type ColumnField, type Fie
 import { DefinitionError } from './definition-error';
 import { FaultCollector } from './fault-collector';
 import { checkModelSense } from './model-sense';
-import { templateProblems } from './template-references';
+import { referenceProblem, templateProblems } from './template-references';
 import type { LoadedDefinition } from './load-definitions';
 import type { Application } from './load-applications';
 import { sqlName } from '../migrations/identifiers';
@@ -369,6 +369,10 @@ function resolveModelLists(model: ResolvedModel, file: string, registry: Registr
     if (!known(name)) faults.add(file, `/brief/${i}`, `unknown field "${name}"`);
   });
   if (typeof def.display === 'string') for (const problem of templateProblems(model, def.display)) faults.add(file, '/display', problem);
+  else (def.display.from ?? []).forEach((name, i) => {
+    const problem = referenceProblem(model, name);
+    if (problem) faults.add(file, `/display/from/${i}`, problem);
+  });
   (def.checks ?? []).forEach((c, i) => templateProblems(model, c.message).forEach((p) => faults.add(file, `/checks/${i}/message`, p)));
   (def.no_overlap ?? []).forEach((o, i) => templateProblems(model, o.message, ['other']).forEach((p) => faults.add(file, `/no_overlap/${i}/message`, p)));
   for (const [alias, canonical] of model.writeAliases) {
