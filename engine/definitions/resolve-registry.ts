@@ -370,7 +370,7 @@ function resolveModelLists(model: ResolvedModel, file: string, registry: Registr
   });
   if (typeof def.display === 'string') for (const problem of templateProblems(model, def.display)) faults.add(file, '/display', problem);
   else (def.display.from ?? []).forEach((name, i) => {
-    const problem = referenceProblem(model, name);
+    const problem = referenceProblem(model, name, [], true);
     if (problem) faults.add(file, `/display/from/${i}`, problem);
   });
   (def.checks ?? []).forEach((c, i) => templateProblems(model, c.message).forEach((p) => faults.add(file, `/checks/${i}/message`, p)));

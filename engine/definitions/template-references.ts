@@ -11,9 +11,10 @@ const REFERENCE = /^[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)*$/;
  * does. A reference reaches, through foreign keys, one of: a stored field (a foreign key shows its id),
  * id, created or last_updated, a generic relation's type or id column, a generic relation (shown as the
  * display of the object it names), or `<choice field>.label` (the choice's label). `extra` names words
- * the template has besides ({other} of a no_overlap message).
+ * the template has besides ({other} of a no_overlap message). A display function may read a concealed
+ * field (`concealedOk`): it decides what of it shows (a token's masked key).
  */
-export function referenceProblem(model: ResolvedModel, reference: string, extra: readonly string[] = []): string | null {
+export function referenceProblem(model: ResolvedModel, reference: string, extra: readonly string[] = [], concealedOk = false): string | null {
   if (extra.includes(reference)) return null;
   if (!REFERENCE.test(reference)) return `"{${reference}}" is not a reference: write {field} or {foreign_key.field}`;
   const steps = reference.split('.');
@@ -31,7 +32,7 @@ export function referenceProblem(model: ResolvedModel, reference: string, extra:
       if (f?.kind === 'generic_fk') return `"{${reference}}": "${step}" is a generic relation, whose target's fields are not known; {${steps.slice(0, i + 1).join('.')}} shows its display`;
       return `"{${reference}}": "${step}" is not a foreign key of ${at.label}`;
     }
-    if (f && isConcealed(f)) return `"{${reference}}" is concealed (secret or shown_with): a template shows it to everyone`;
+    if (f && isConcealed(f) && !concealedOk) return `"{${reference}}" is concealed (secret or shown_with): a template shows it to everyone`;
     if (f && (f.column || f.kind === 'generic_fk')) return null;
     if (step === 'id' || (at.timestamps !== false && step === 'created') || (at.lastUpdated && step === 'last_updated')) return null;
     if (at.fieldList.some((g) => g.kind === 'generic_fk' && (g.typeColumn === step || g.idColumn === step))) return null;
