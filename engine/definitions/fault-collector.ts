@@ -8,6 +8,9 @@ import { DefinitionError, DefinitionErrors } from './definition-error';
 export class FaultCollector {
   private readonly faults: DefinitionError[] = [];
   private readonly seen = new Set<string>();
+  /** attempt() calls under way, and whether the innermost one has followed a relation left unresolved. */
+  private depth = 0;
+  private followedUnresolved = false;
 
   get count(): number {
     return this.faults.length;
@@ -22,7 +25,16 @@ export class FaultCollector {
     this.keep(new DefinitionError(file, pointer, reason));
   }
 
+  /**
+   * Called when checking follows a relation whose target could not be resolved (its own fault is kept
+   * already): what the piece of checking under way then finds at fault is a consequence, and is dropped.
+   */
+  followUnresolved(): void {
+    this.followedUnresolved = true;
+  }
+
   private keep(e: DefinitionError): void {
+    if (this.depth > 0 && this.followedUnresolved) return;
     if (e instanceof DefinitionErrors) {
       for (const one of e.errors) this.keep(one);
       return;
@@ -37,18 +49,25 @@ export class FaultCollector {
    * `pointer` (engine stages such as filter compilation throw plain errors naming only what is wrong).
    * A TypeError after some fault was already found is the consequence of that fault (a relation left
    * without its target), not a fault of its own: it is dropped. Without an earlier fault it is an
-   * engine bug and is thrown on, stack and all.
+   * engine bug and is thrown on, stack and all. Faults of a piece that followed an unresolved relation
+   * (followUnresolved) are dropped too.
    */
   attempt<T>(file: string, pointer: string, fn: () => T): T | undefined {
+    const outer = this.followedUnresolved;
+    this.followedUnresolved = false;
+    this.depth++;
     try {
       return fn();
     } catch (e) {
       if (e instanceof DefinitionError) this.keep(e);
       else if (e instanceof TypeError) {
         if (!this.faults.length) throw e;
-      } else if (e instanceof Error) this.add(file, pointer, e.message);
+      } else if (e instanceof Error) this.keep(new DefinitionError(file, pointer, e.message));
       else throw e;
       return undefined;
+    } finally {
+      this.depth--;
+      this.followedUnresolved = outer;
     }
   }
 

@@ -198,6 +198,10 @@ function resolveFields(model: ResolvedModel, registry: Registry, file: string, f
     model.fields.set(name, completedLater(field));
     model.fieldList.push(completedLater(field));
     faults.attempt(file, at, () => resolveField(model, registry, file, name, f, field));
+    if ((f.type === 'fk' || f.type === 'm2m' || f.type === 'tags') && field.target === undefined) {
+      // Its target is unknown (a fault already kept): what follows it later fails because of that alone.
+      Object.defineProperty(field, 'target', { get: () => void faults.followUnresolved(), enumerable: true });
+    }
   }
   for (const [name, fn] of Object.entries(def.list_actions ?? {})) {
     if (!hasListAction(fn)) faults.add(file, `/list_actions/${name}`, `unknown list action "${fn}"`);
@@ -368,23 +372,25 @@ function resolveModelLists(model: ResolvedModel, file: string, registry: Registr
   def.brief.forEach((name, i) => {
     if (!known(name)) faults.add(file, `/brief/${i}`, `unknown field "${name}"`);
   });
-  if (typeof def.display === 'string') for (const problem of templateProblems(model, def.display)) faults.add(file, '/display', problem);
-  else (def.display.from ?? []).forEach((name, i) => {
-    const problem = referenceProblem(model, name, [], true);
-    if (problem) faults.add(file, `/display/from/${i}`, problem);
+  at('/display', () => {
+    if (typeof def.display === 'string') for (const problem of templateProblems(model, def.display)) faults.add(file, '/display', problem);
+    else (def.display.from ?? []).forEach((name, i) => {
+      const problem = referenceProblem(model, name, [], true);
+      if (problem) faults.add(file, `/display/from/${i}`, problem);
+    });
   });
-  (def.checks ?? []).forEach((c, i) => templateProblems(model, c.message).forEach((p) => faults.add(file, `/checks/${i}/message`, p)));
-  (def.no_overlap ?? []).forEach((o, i) => templateProblems(model, o.message, ['other']).forEach((p) => faults.add(file, `/no_overlap/${i}/message`, p)));
+  (def.checks ?? []).forEach((c, i) => at(`/checks/${i}/message`, () => templateProblems(model, c.message).forEach((p) => faults.add(file, `/checks/${i}/message`, p))));
+  (def.no_overlap ?? []).forEach((o, i) => at(`/no_overlap/${i}/message`, () => templateProblems(model, o.message, ['other']).forEach((p) => faults.add(file, `/no_overlap/${i}/message`, p))));
   for (const [alias, canonical] of model.writeAliases) {
     const target = model.fields.get(canonical);
     if (!target || target.readOnly) faults.add(file, `/write_aliases/${alias}`, `unknown field "${canonical}" (an alias names a writable field)`);
   }
-  model.search.forEach((name, i) => {
+  model.search.forEach((name, i) => at(`/search/${i}`, () => {
     const route = resolvePath(model, name);
     if (!route) faults.add(file, `/search/${i}`, `"${name}" is not a stored field or a path through foreign keys to one`);
     else if (route.field.def.secret) faults.add(file, `/search/${i}`, `"${name}" is secret: a secret is never searched`);
     else if (isConcealed(route.field)) faults.add(file, `/search/${i}`, `"${name}" is shown only with an action: it is never searched`);
-  });
+  }));
   model.ordering = (def.ordering ?? []).flatMap((term, i) => {
     const descending = term.startsWith('-');
     const field = descending ? term.slice(1) : term;
