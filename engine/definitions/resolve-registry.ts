@@ -326,7 +326,7 @@ function resolveField(model: ResolvedModel, registry: Registry, file: string, na
   }
   if (f.names_type) {
     if (f.type !== 'string') throw new DefinitionError(file, `${at}/names_type`, 'names_type is for string fields');
-    field.namesType = { having: f.names_type.having as FieldKind | undefined, private: f.names_type.private === true };
+    field.namesType = { having: f.names_type.having, private: f.names_type.private === true };
   }
 }
 

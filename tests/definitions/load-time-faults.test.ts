@@ -120,11 +120,16 @@ test('an option another kind takes is refused at its pointer, and the rest of th
     },
     'ipam/prefix.json': (d) => (d.fields.prefix.max_length = 50),
   });
+  const kinds = (JSON.parse(fs.readFileSync(path.join(ROOT, 'schema/model.schema.json'), 'utf8')) as Json).definitions.Field.properties.type.enum as string[];
   expect(faultLines(dir)).toEqual([
     line(dir, 'dcim/site.json', '/fields/facility/host_bits', '"host_bits" is not an option of a string field'),
     line(dir, 'dcim/site.json', '/fields/facility/to', '"to" is not an option of a string field'),
     line(dir, 'dcim/site.json', `/brief/${JSON.parse(fs.readFileSync(path.join(ROOT, 'schema/dcim/site.json'), 'utf8')).brief.length}`, 'unknown field "nowhere"'),
     line(dir, 'ipam/prefix.json', '/fields/prefix/max_length', '"max_length" is not an option of a cidr field'),
+  ]);
+  // A kind named as a value is one of the kinds.
+  expect(faultLines(spoiled({ 'extras/custom-field.json': (d) => (d.fields.content_types.names_type.having = 'custom_field') }))).toEqual([
+    expect.stringMatching(new RegExp(`extras/custom-field.json:/fields/content_types/names_type/having: must be one of ${kinds.map((k) => `"${k}"`).join(', ')}$`)),
   ]);
 });
 

@@ -142,7 +142,38 @@ export type Field = {
     /**
      * The named type must have a field of this kind (e.g. custom_fields).
      */
-    having?: string;
+    having?:
+      | 'string'
+      | 'text'
+      | 'slug'
+      | 'integer'
+      | 'positive_integer'
+      | 'boolean'
+      | 'decimal'
+      | 'float'
+      | 'date'
+      | 'datetime'
+      | 'json'
+      | 'choice'
+      | 'fk'
+      | 'm2m'
+      | 'generic_fk'
+      | 'cidr'
+      | 'inet'
+      | 'mac'
+      | 'computed'
+      | 'tags'
+      | 'custom_fields'
+      | 'password'
+      | 'count'
+      | 'alias'
+      | 'config_context'
+      | 'children'
+      | 'reverse_generic'
+      | 'link_peers'
+      | 'related'
+      | 'net_count'
+      | 'image';
     /**
      * Private types may be named too (a permission's object types).
      */
