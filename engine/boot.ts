@@ -6,7 +6,7 @@ import type { Registry } from './definitions/registry-types';
 import { loadDefinitions } from './definitions/load-definitions';
 import { loadApplications } from './definitions/load-applications';
 import { checkDetailActions } from './http/detail-actions';
-import { pathNodes } from './definitions/path-nodes';
+import { checkPathNodes } from './definitions/path-nodes';
 import { checkAppViews } from './http/app-views';
 import { APPLICATIONS_FILE } from './definitions/load-applications';
 import { resolveRegistry } from './definitions/resolve-registry';
@@ -14,22 +14,36 @@ import { connectDatabase, type Database, type DatabaseLimits } from './database/
 import { describeDatabaseUrl, waitForDatabase } from './database/wait-for-database';
 import { migrate } from './migrations/migrator';
 import { filterTable } from './filters/filter-table';
-import { compileChecks } from './validation/definition-checks';
+import { checkDefinitionChecks, compileChecks } from './validation/definition-checks';
+import { checkDeclaredFilter } from './filters/domain-filters';
+import { FaultCollector } from './definitions/fault-collector';
 
 /**
- * The definitions, resolved; every declared filter, check and detail action is compiled or checked here
- * so a bad path or option stops startup.
+ * The definitions, resolved; every declared filter, check and detail action is compiled or checked here.
+ * Every fault of every file is found before anything is thrown: a DefinitionErrors naming them all
+ * (file:pointer: reason, one a line) stops startup, makemigrations, generate and check.
  */
 export function loadRegistry(schemaDir: string): Registry {
-  const registry = resolveRegistry(loadDefinitions(schemaDir), loadApplications(schemaDir));
+  const faults = new FaultCollector();
+  const applications = faults.attempt(path.join(schemaDir, APPLICATIONS_FILE), '', () => loadApplications(schemaDir)) ?? null;
+  const registry = resolveRegistry(loadDefinitions(schemaDir, faults), applications, faults);
   for (const model of registry.models.values()) {
-    filterTable(model);
-    compileChecks(model);
+    for (const [name, spec] of Object.entries(model.def.filters ?? {})) {
+      if (!faults.has(model.file, `/filters/${name}`)) faults.attempt(model.file, `/filters/${name}`, () => checkDeclaredFilter(model, name, spec));
+    }
+    checkDefinitionChecks(model, faults);
   }
-  checkDetailActions(registry);
-  // The path_node words resolve (fields they name exist with the right kinds), or startup stops.
-  pathNodes(registry);
-  checkAppViews(registry, APPLICATIONS_FILE);
+  checkDetailActions(registry, faults);
+  // The path_node words resolve (fields they name exist with the right kinds).
+  checkPathNodes(registry, faults);
+  checkAppViews(registry, applications?.file ?? APPLICATIONS_FILE, faults);
+  faults.throwIfAny();
+  // Built once every part is known to build: the filter tables and check statements requests use.
+  for (const model of registry.models.values()) {
+    faults.attempt(model.file, '/filters', () => filterTable(model));
+    faults.attempt(model.file, '/checks', () => compileChecks(model));
+  }
+  faults.throwIfAny();
   return registry;
 }
 

@@ -14,8 +14,12 @@ require(compiled)
     if (typeof code === 'number') process.exitCode = code;
   })
   .catch((err) => {
-    // Errors meant for the operator (a bad definition, a database that never came up) are one line, without a stack.
-    const oneLine = err instanceof Error && (err.name === 'DefinitionError' || err.name === 'StartupError');
-    console.error(oneLine ? `patchbay: ${err.message}` : err);
+    // Errors meant for the operator are told without a stack: bad definitions as one line per fault
+    // (file:pointer: reason, as `patchbay check` prints them), a database that never came up as one line.
+    if (err instanceof Error && err.name === 'DefinitionError') {
+      const count = Array.isArray(err.errors) ? err.errors.length : 1;
+      console.error(err.message);
+      console.error(`patchbay: ${count} error${count === 1 ? '' : 's'} in the definitions`);
+    } else console.error(err instanceof Error && err.name === 'StartupError' ? `patchbay: ${err.message}` : err);
     process.exitCode = 1;
   });

@@ -1,6 +1,7 @@
 import { loadConfig } from '../config';
 import { loadRegistry, openDatabase, openMigrated } from '../boot';
 import { makeMigrations } from './makemigrations';
+import { check } from './check';
 import { createSuperuser } from './createsuperuser';
 import { migrate } from '../migrations/migrator';
 import { serve } from '../../server';
@@ -13,6 +14,7 @@ const USAGE = `usage: patchbay <command>
   migrate                       apply pending migrations
   makemigrations [--check]      write the migration schema/ needs; --check fails if one is missing
   generate [--check]            regenerate TypeScript types and docs from schema/; --check fails if stale
+  check                         check every definition without a database; prints each fault as file:pointer: reason
   worker                        dispatch the event outbox (webhooks) until stopped; needs DATABASE_URL
   createsuperuser --username U --password P [--token KEY]
                                 create a superuser and an API token; prints the token key`;
@@ -62,6 +64,8 @@ export async function main(argv: string[]): Promise<number> {
       });
       return 0;
     }
+    case 'check':
+      return check(config);
     case 'makemigrations':
       return makeMigrations(config, args.includes('--check'));
     case 'generate': {

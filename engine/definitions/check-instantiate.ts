@@ -1,13 +1,14 @@
 import { DefinitionError } from './definition-error';
 import type { Registry, ResolvedModel } from './registry-types';
+import type { FaultCollector } from './fault-collector';
 
 /**
  * The `instantiate` rules of a model name what exists: the template and copy models, foreign keys where
  * relations are matched, set and referred to, stored fields copied under the same name in both models,
- * and substitution paths through at most one foreign key. A fault stops startup at its pointer.
+ * and substitution paths through at most one foreign key. Each rule's first fault is kept in `faults`.
  */
-export function checkInstantiateRules(registry: Registry, model: ResolvedModel, file: string): void {
-  for (const [i, rule] of (model.def.instantiate ?? []).entries()) {
+export function checkInstantiateRules(registry: Registry, model: ResolvedModel, file: string, faults: FaultCollector): void {
+  for (const [i, rule] of (model.def.instantiate ?? []).entries()) faults.attempt(file, `/instantiate/${i}`, () => {
     const at = `/instantiate/${i}`;
     const fail = (pointer: string, reason: string): never => {
       throw new DefinitionError(file, `${at}/${pointer}`, reason);
@@ -50,5 +51,5 @@ export function checkInstantiateRules(registry: Registry, model: ResolvedModel, 
         if (!(rule.copy ?? []).includes(name) || (kind !== 'string' && kind !== 'text')) fail(`substitute/in/${j}`, `"${name}" is not a copied text field`);
       }
     }
-  }
+  });
 }

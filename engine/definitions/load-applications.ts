@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Ajv from 'ajv';
 import type { ApplicationsDefinition } from './generated/applications-definition';
-import { DefinitionError } from './definition-error';
+import { DefinitionError, DefinitionErrors } from './definition-error';
+import { schemaFaults } from './schema-faults';
 
 /** A view as applications.json names it: the engine's named view, whether the root lists it, and its options. */
 export interface AppViewUse {
@@ -31,7 +32,7 @@ export function loadApplications(schemaDir: string): { file: string; application
   if (!fs.existsSync(file)) return null;
   const rel = path.relative(process.cwd(), file) || file;
   const metaSchema: unknown = JSON.parse(fs.readFileSync(path.join(schemaDir, 'applications.schema.json'), 'utf8'));
-  const validate = new Ajv({ allErrors: false, strict: false }).compile<ApplicationsDefinition>(metaSchema as object);
+  const validate = new Ajv({ allErrors: true, strict: false }).compile<ApplicationsDefinition>(metaSchema as object);
   let data: unknown;
   try {
     data = JSON.parse(fs.readFileSync(file, 'utf8'));
@@ -39,9 +40,7 @@ export function loadApplications(schemaDir: string): { file: string; application
     throw new DefinitionError(rel, '', `not valid JSON: ${(e as Error).message}`);
   }
   if (!validate(data)) {
-    const err = validate.errors?.[0];
-    const extra = err?.params && 'additionalProperty' in err.params ? ` (${String(err.params.additionalProperty)})` : '';
-    throw new DefinitionError(rel, err?.instancePath ?? '', `${err?.message ?? 'invalid'}${extra}`);
+    throw new DefinitionErrors(schemaFaults(rel, validate.errors ?? [], data));
   }
   const applications = Object.entries(data.applications).map(([name, app]): Application => ({
     name,

@@ -309,3 +309,17 @@ export function domainFilters(model: ResolvedModel): FilterDef[] {
   }
   return defs;
 }
+
+/**
+ * Builds one declared filter, to check it: a fault is thrown as an Error whose message names what is
+ * wrong, without the model and filter name the engine's messages start with (the caller points at the filter).
+ */
+export function checkDeclaredFilter(model: ResolvedModel, name: string, spec: Filter): void {
+  try {
+    declared(model, name, spec);
+  } catch (e) {
+    if (!(e instanceof Error) || e instanceof TypeError) throw e;
+    const lead = `${model.label}: filter ${name}`;
+    throw new Error(e.message.startsWith(`${lead}: `) ? e.message.slice(lead.length + 2) : e.message.startsWith(`${lead} `) ? e.message.slice(lead.length + 1) : e.message);
+  }
+}

@@ -6,7 +6,7 @@ import type { CallContext } from './api-context';
 import { methodNotAllowed, notAuthenticated, notFound, permissionDenied } from './http-error';
 import { sendJson } from './respond';
 import { ownPreferences, ownRecord } from './own-records';
-import { DefinitionError } from '../definitions/definition-error';
+import type { FaultCollector } from '../definitions/fault-collector';
 import { connectedDevice } from '../domain/cables/connected-device';
 
 /**
@@ -76,11 +76,12 @@ export function appView(name: string): AppView | undefined {
 }
 
 /** Every view applications.json names accepts its options; else startup stops at the view. */
-export function checkAppViews(registry: Registry, file: string): void {
+export function checkAppViews(registry: Registry, file: string, faults: FaultCollector): void {
   for (const app of registry.applications) {
     for (const [segment, use] of app.views) {
-      const problem = appView(use.view)?.check?.(registry, use.options);
-      if (problem) throw new DefinitionError(file, `/applications/${app.name}/views/${segment}/options`, problem);
+      const at = `/applications/${app.name}/views/${segment}`;
+      const problem = faults.attempt(file, at, () => appView(use.view)?.check?.(registry, use.options));
+      if (problem) faults.add(file, `${at}/options`, problem);
     }
   }
 }

@@ -2,6 +2,8 @@ import type { Request, Response } from 'express';
 import Ajv, { type ValidateFunction } from 'ajv';
 import type { DetailActionUse, Registry, ResolvedModel } from '../definitions/registry-types';
 import { DefinitionError } from '../definitions/definition-error';
+import type { FaultCollector } from '../definitions/fault-collector';
+import { schemaFaults } from '../definitions/schema-faults';
 import type { JsonSchema } from '../validation/request-schema';
 import type { CallContext } from './api-context';
 import { choicesAction } from './actions/choices';
@@ -59,25 +61,24 @@ const validators = new Map<string, ValidateFunction>();
 
 function optionsValidator(name: string, action: DetailAction): ValidateFunction {
   let v = validators.get(name);
-  if (!v) validators.set(name, (v = new Ajv({ allErrors: false, strict: false }).compile(action.options as object)));
+  if (!v) validators.set(name, (v = new Ajv({ allErrors: true, strict: false }).compile(action.options as object)));
   return v;
 }
 
 /** Every detail action a definition names exists and accepts the options given; else the definition is refused. */
-export function checkDetailActions(registry: Registry): void {
+export function checkDetailActions(registry: Registry, faults: FaultCollector): void {
   for (const model of registry.models.values()) {
-    for (const [segment, use] of model.detailActions) {
+    for (const [segment, use] of model.detailActions) faults.attempt(model.file, `/detail_actions/${segment}`, () => {
       const at = typeof model.def.detail_actions?.[segment] === 'string' ? `/detail_actions/${segment}` : `/detail_actions/${segment}/options`;
       const action = detailAction(use.action);
       if (!action) throw new DefinitionError(model.file, typeof model.def.detail_actions?.[segment] === 'string' ? at : `/detail_actions/${segment}/action`, `unknown detail action "${use.action}"`);
       const validate = optionsValidator(use.action, action);
       if (!validate(use.options)) {
-        const err = validate.errors?.[0];
-        const extra = err?.params && 'additionalProperty' in err.params ? ` (${String(err.params.additionalProperty)})` : '';
-        throw new DefinitionError(model.file, `${at}${err?.instancePath ?? ''}`, `${err?.message ?? 'invalid'}${extra}`);
+        for (const f of schemaFaults(model.file, validate.errors ?? [], use.options, at)) faults.add(f.file, f.pointer, f.reason);
+        return;
       }
       const problem = action.check?.(registry, model, use.options);
       if (problem) throw new DefinitionError(model.file, `${at}${problem.pointer}`, problem.message);
-    }
+    });
   }
 }

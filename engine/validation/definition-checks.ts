@@ -5,6 +5,7 @@ import { resolvePath, type FilterPath } from '../filters/filter-paths';
 import { and, column, ident, join, sql, type Sql } from '../sql/fragment';
 import { displaySql } from '../reads/object-json';
 import { runRows } from '../database/run';
+import type { FaultCollector } from '../definitions/fault-collector';
 
 type Db = Knex | Knex.Transaction;
 
@@ -138,6 +139,19 @@ function overlapLock(model: ResolvedModel, rules: NoOverlap[]): (ids: Sql) => Sq
 }
 
 /** One statement per model: every check's verdict and every message placeholder's value. Built once, checked at startup. */
+/**
+ * Builds each check and no_overlap rule of a model on its own, so each fault is kept at its rule's
+ * pointer; a rule already found at fault when the definitions were resolved is not built again.
+ */
+export function checkDefinitionChecks(model: ResolvedModel, faults: FaultCollector): void {
+  (model.def.checks ?? []).forEach((c, i) => {
+    if (!faults.has(model.file, `/checks/${i}`)) faults.attempt(model.file, `/checks/${i}`, () => brokenWhen(model, c));
+  });
+  (model.def.no_overlap ?? []).forEach((o, i) => {
+    if (!faults.has(model.file, `/no_overlap/${i}`)) faults.attempt(model.file, `/no_overlap/${i}`, () => overlapping(model, o, sql`1`));
+  });
+}
+
 export function compileChecks(model: ResolvedModel): CompiledChecks | null {
   if (compiled.has(model)) return compiled.get(model)!;
   const checks = model.def.checks ?? [];

@@ -81,7 +81,7 @@ function expectFault(dir: string, rel: string, pointer: string, reason: RegExp):
   expect(err.reason).toMatch(reason);
   // And the message a person reads carries all three.
   expect(err.message).toContain(err.file);
-  expect(err.message).toContain(`#${pointer || '/'}`);
+  expect(err.message).toContain(`:${pointer || '/'}: `);
   expect(err.message).toContain(err.reason);
 }
 
@@ -104,19 +104,19 @@ test('the minimal crafted model is itself valid (so each case below fails for it
 
 test('unknown field type', () => {
   const dir = schemaDir({ 'dcim/widget.json': withField('size', { type: 'bignum' }) });
-  expectFault(dir, 'dcim/widget.json', '/fields/size/type', /allowed values|must be equal to one of/);
+  expectFault(dir, 'dcim/widget.json', '/fields/size/type', /^must be one of "string", "text", /);
 });
 
 test('missing required top-level key', () => {
   const w = widget();
   delete w.brief;
   const dir = schemaDir({ 'dcim/widget.json': w });
-  expectFault(dir, 'dcim/widget.json', '', /required property 'brief'/);
+  expectFault(dir, 'dcim/widget.json', '', /^missing "brief"$/);
 });
 
 test('unknown key inside a field', () => {
   const dir = schemaDir({ 'dcim/widget.json': withField('size', { type: 'integer', maxlength: 3 }) });
-  expectFault(dir, 'dcim/widget.json', '/fields/size', /additional properties.*maxlength/i);
+  expectFault(dir, 'dcim/widget.json', '/fields/size/maxlength', /^"maxlength" is not an option of an integer field$/);
 });
 
 test('unknown foreign key target', () => {
@@ -132,7 +132,7 @@ test('a named validator fits its field: a relation\'s for a foreign key, a value
     '/fields/parent_widget/validators/0',
     /unknown validator "condition_set" for an fk field/,
   );
-  expectFault(schemaDir({ 'dcim/widget.json': withField('sites', { type: 'm2m', to: 'dcim.widget', validators: ['condition_set'] }) }), 'dcim/widget.json', '/fields/sites/validators', /or the value a stored field is written/);
+  expectFault(schemaDir({ 'dcim/widget.json': withField('sites', { type: 'm2m', to: 'dcim.widget', validators: ['condition_set'] }) }), 'dcim/widget.json', '/fields/sites/validators', /^"validators" is not an option of an m2m field$/);
   expectFault(
     schemaDir({ 'dcim/widget.json': withField('parent_widget', { type: 'fk', to: 'dcim.widget', null: true, on_delete: 'set_null', validators: ['no_such_rule'] }) }),
     'dcim/widget.json',
@@ -269,15 +269,15 @@ test('a value of the wrong type deep inside a file', () => {
 
 test('display template naming an unknown field', () => {
   const dir = schemaDir({ 'dcim/widget.json': widget({ display: '{name} ({colour})' }) });
-  expectFault(dir, 'dcim/widget.json', '/display', /unknown field "colour"/);
+  expectFault(dir, 'dcim/widget.json', '/display', /^"\{colour\}": dcim.widget has no field "colour"$/);
 });
 
 test('display placeholders through foreign keys: each step a foreign key, the last a stored field of what it reaches', () => {
   const gadget = (display: string) =>
     widget({ model: 'gadget', path: 'gadgets', display, choice_sets: {}, fields: { name: { type: 'string', max_length: 100, required: true }, widget: { type: 'fk', to: 'dcim.widget', on_delete: 'protect' } } });
   expect(load(schemaDir({ 'dcim/widget.json': widget(), 'dcim/gadget.json': gadget('{widget.name}: {name}') })).models.get('dcim.gadget')).toBeDefined();
-  expectFault(schemaDir({ 'dcim/widget.json': widget(), 'dcim/gadget.json': gadget('{widget.colour}') }), 'dcim/gadget.json', '/display', /unknown field "widget.colour"/);
-  expectFault(schemaDir({ 'dcim/widget.json': widget(), 'dcim/gadget.json': gadget('{name.x}') }), 'dcim/gadget.json', '/display', /"name" in "\{name.x\}" is not a foreign key/);
+  expectFault(schemaDir({ 'dcim/widget.json': widget(), 'dcim/gadget.json': gadget('{widget.colour}') }), 'dcim/gadget.json', '/display', /^"\{widget.colour\}": dcim.widget has no field "colour"$/);
+  expectFault(schemaDir({ 'dcim/widget.json': widget(), 'dcim/gadget.json': gadget('{name.x}') }), 'dcim/gadget.json', '/display', /^"\{name.x\}": "name" is not a foreign key of dcim.gadget$/);
 });
 
 test('write alias for an unknown field', () => {
@@ -328,7 +328,7 @@ describe('applications (schema/applications.json)', () => {
   });
 
   test('an unknown key in an application', () => {
-    appFault(schemaDir({ 'dcim/widget.json': widget(), ...apps({ dcim: { models: [] } }) }), '/applications/dcim', /additional properties.*models/i);
+    appFault(schemaDir({ 'dcim/widget.json': widget(), ...apps({ dcim: { models: [] } }) }), '/applications/dcim/models', /^unknown property "models"$/);
   });
 });
 
@@ -349,7 +349,7 @@ describe('detail actions', () => {
   test('a detail action written with options names its action', () => {
     const dir = schemaDir({ 'dcim/widget.json': widget({ detail_actions: { frobnicate: { options: {} } } }) });
     // oneOf reports the first branch it tried: the name alone must be a string.
-    expectFault(dir, 'dcim/widget.json', '/detail_actions/frobnicate', /must be string|required property 'action'/);
+    expectFault(dir, 'dcim/widget.json', '/detail_actions/frobnicate', /^missing "action"$/);
   });
 
   test('a segment cannot be both a list action and a detail action', () => {

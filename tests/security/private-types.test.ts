@@ -174,7 +174,7 @@ describe('the definition language keeps a shown_with field concealed', () => {
     ['searched', (d: Record<string, unknown>) => (d.search = ['additional_headers']), /"additional_headers" is shown only with an action: it is never searched/],
     ['ordered by', (d: Record<string, unknown>) => (d.ordering = ['additional_headers']), /"additional_headers" is shown only with an action: it is never ordered by/],
     ['in the brief form', (d: Record<string, unknown>) => (d.brief = ['id', 'url', 'display', 'name', 'additional_headers']), /never in the brief form/],
-    ['in the display', (d: Record<string, unknown>) => (d.display = '{name} {additional_headers}'), /"additional_headers" is concealed/],
+    ['in the display', (d: Record<string, unknown>) => (d.display = '{name} {additional_headers}'), /"\{additional_headers\}" is concealed/],
     ['trigram-indexed', (d: Record<string, unknown>) => { fields(d).ca_file_path = { type: 'string', max_length: 10, index: 'trigram', shown_with: 'change' }; }, /never searched: it takes no trigram index/],
   ])('%s', (_what, change, message) => {
     expect(() => resolveRegistry(patched('extras.webhook', change))).toThrow(message);

@@ -8,6 +8,291 @@ export type Display =
       fn: string;
       from?: string[];
     };
+export type Field = {
+  /**
+   * The kind of field. image: an uploaded image (multipart/form-data), stored under the media folder (PATCHBAY_MEDIA_ROOT), its name in a varchar column, shown as the URL it is served at.
+   */
+  type:
+    | 'string'
+    | 'text'
+    | 'slug'
+    | 'integer'
+    | 'positive_integer'
+    | 'boolean'
+    | 'decimal'
+    | 'float'
+    | 'date'
+    | 'datetime'
+    | 'json'
+    | 'choice'
+    | 'fk'
+    | 'm2m'
+    | 'generic_fk'
+    | 'cidr'
+    | 'inet'
+    | 'mac'
+    | 'computed'
+    | 'tags'
+    | 'custom_fields'
+    | 'password'
+    | 'count'
+    | 'alias'
+    | 'config_context'
+    | 'children'
+    | 'reverse_generic'
+    | 'link_peers'
+    | 'related'
+    | 'net_count'
+    | 'image';
+  label?: string;
+  help_text?: string;
+  /**
+   * Must be given on create and on PUT.
+   */
+  required?: boolean;
+  /**
+   * May hold null (rendered null).
+   */
+  null?: boolean;
+  /**
+   * A string may be empty.
+   */
+  blank?: boolean;
+  /**
+   * Value applied on create when the field is omitted.
+   */
+  default?: string | number | boolean | null | unknown[] | {};
+  /**
+   * Named function producing the value on create when the field is omitted or blank (e.g. token_key).
+   */
+  default_fn?: string;
+  read_only?: boolean;
+  write_only?: boolean;
+  unique?: boolean;
+  unique_message?: string;
+  /**
+   * A list of values of this kind (stored as a SQL array).
+   */
+  array?: boolean;
+  /**
+   * With array: the list must hold at least this many values (a service's ports may not be empty); fewer is a 400 on the field.
+   */
+  min_items?: number;
+  max_length?: number;
+  min?: number;
+  max?: number;
+  max_digits?: number;
+  decimal_places?: number;
+  /**
+   * Regular expression a string must match.
+   */
+  pattern?: string;
+  /**
+   * Name of a choice set (choice and computed fields).
+   */
+  choices?: string;
+  /**
+   * Target model as app.model (fk, m2m), or the list of types a generic_fk may point at (each app.model, none of them private), or "*" for a generic_fk of a read-only model: every change-logged type (the change log's changed_object).
+   */
+  to?: string | string[];
+  /**
+   * What deleting the target does: protect (refuse), cascade (delete this row too), set_null (clear the reference); keep (generic_fk only): the type and id stay as they were and the relation shows null once the target is gone (the change log's changed_object).
+   */
+  on_delete?: 'protect' | 'cascade' | 'set_null' | 'keep';
+  /**
+   * generic_fk: the listed types may be private (an event rule's action_object, a webhook, whose secret the nested form never shows).
+   */
+  allow_private?: boolean;
+  /**
+   * Name of the reverse relation on the target model.
+   */
+  related_name?: string;
+  /**
+   * Named function computing the value (computed fields).
+   */
+  fn?: string;
+  /**
+   * Fields the computed value is derived from.
+   */
+  from?: string[];
+  /**
+   * Named SQL expression computing the value, usable in filters and ordering.
+   */
+  sql?: string;
+  /**
+   * cidr: a written network with host bits set is cleared to its network (clear, the default) or refused (reject).
+   */
+  host_bits?: 'clear' | 'reject';
+  /**
+   * net_count: the network field of this model; count: the model whose rows are counted ("*": every model, through its `via` link field, as a tag's tagged_items); alias: the field repeated; children / reverse_generic / link_peers: the model holding the rows (app.model).
+   */
+  of?: string;
+  /**
+   * count: the fk or m2m on that model pointing here; children: the fk on the child pointing at this object; reverse_generic / link_peers: the generic_fk on that model pointing at this object. related: the foreign key on that model pointing here (the objects are listed, nested). count: a generic relation on that model also counts (count_ipaddresses).
+   */
+  via?: string;
+  /**
+   * string fields: the value is a regular expression in RE2 syntax (matched in linear time, so no pattern can stall the server); one that does not compile is refused.
+   */
+  regex?: boolean;
+  /**
+   * string fields (single or array): each value is the <app>.<model> label of a type of this registry; a value naming anything else is a 400. Private types are refused unless allowed.
+   */
+  names_type?: {
+    /**
+     * The named type must have a field of this kind (e.g. custom_fields).
+     */
+    having?:
+      | 'string'
+      | 'text'
+      | 'slug'
+      | 'integer'
+      | 'positive_integer'
+      | 'boolean'
+      | 'decimal'
+      | 'float'
+      | 'date'
+      | 'datetime'
+      | 'json'
+      | 'choice'
+      | 'fk'
+      | 'm2m'
+      | 'generic_fk'
+      | 'cidr'
+      | 'inet'
+      | 'mac'
+      | 'computed'
+      | 'tags'
+      | 'custom_fields'
+      | 'password'
+      | 'count'
+      | 'alias'
+      | 'config_context'
+      | 'children'
+      | 'reverse_generic'
+      | 'link_peers'
+      | 'related'
+      | 'net_count'
+      | 'image';
+    /**
+     * Private types may be named too (a permission's object types).
+     */
+    private?: boolean;
+  };
+  /**
+   * string fields: trigram: a trigram index (pg_trgm, GIN) serves the substring lookups (__ic, __nic, __isw, __iew, q) of a large table, whatever the position of the text searched for. btree: a plain index (a column the default ordering or a frequent filter reads, such as the change log's time). The migration that creates the first one creates the pg_trgm extension. json fields: containment: a GIN index (jsonb_path_ops) serves the engine's containment searches (@>), such as the stored cable paths that run through a cable.
+   */
+  index?: 'trigram' | 'btree' | 'containment';
+  /**
+   * inet fields: the database keeps, per aligned block of 256 addresses (IPv4 /24, IPv6 /120), how many distinct hosts the rows hold, maintained by triggers in the transaction of every write. Free-space searches (available-ips) then skip full blocks instead of reading every address in use. Also indexes the field's host address in host order.
+   */
+  occupancy?: {
+    /**
+     * Stored fields of this model whose values delimit an address space (an IP address's vrf): counts are kept per combination of their values.
+     */
+    within?: string[];
+  };
+  /**
+   * The value appears only in the object's own representation, and only to a caller allowed this action on the object (within the constraints of their permission for it); to others the field is left out (a webhook's secret and additional headers, shown to those who may change the webhook). Like a secret, it is filtered by exact match of the whole value only (a filter that matches only objects whose value the caller may see), never ordered, searched, nested in another representation or written to the change log.
+   */
+  shown_with?: 'change';
+  /**
+   * string fields: the value is a media type as a Content-Type header carries it (type/subtype, then ;name=value parameters, RFC 9110), such as text/csv; charset=utf-8; anything else is a 400 naming the field.
+   */
+  media_type?: boolean;
+  /**
+   * Shown only in its own model's representation (never nested in another object's), in the response that creates the object and afterwards only while ALLOW_TOKEN_RETRIEVAL is true (a token's key). Filtered by exact match of the whole value only; never ordered or searched. The model must be private.
+   */
+  secret?: boolean;
+  /**
+   * generic_fk: column (and API field) holding the type, default <name>_type (e.g. content_type).
+   */
+  type_field?: string;
+  /**
+   * generic_fk: column (and API field) holding the id, default <name>_id (e.g. object_id).
+   */
+  id_field?: string;
+  /**
+   * config_context: assignment field of the config-context model -> path on this model whose value(s) it matches (e.g. regions: site.region, tags: tags).
+   */
+  match?: {
+    [k: string]: string;
+  };
+  /**
+   * config_context: the JSON field merged last (local_context_data).
+   */
+  local?: string;
+  /**
+   * Named validators of the engine run on write for this field. fk fields: they judge the object named, inside the write's transaction after the row is written (assigned_to_self: a device's primary IP). Stored value fields (string, text, json...): they judge the written value before the write (condition_set: an event rule's conditions; ca_file: a CA file under the administrator's directory). A failure is a 400 naming the field.
+   */
+  validators?: string[];
+  /**
+   * children: the child's generic_fk naming the object each child attaches (written and read as {object_type, object_id, object}).
+   */
+  generic?: string;
+  /**
+   * children and related: fixed values of the rows this field holds (e.g. cable_end: A, term_side: Z).
+   */
+  where?: {
+    [k: string]: string | number | boolean;
+  };
+  /**
+   * related: at most one row matches (with where): the field is that object or null, not a list.
+   */
+  single?: boolean;
+  /**
+   * related: the fields of each row to show (stored fields and foreign keys), instead of the related model's brief form; id, url and display always come first.
+   */
+  shows?: string[];
+  /**
+   * reverse_generic: the field of the row pointing here to show (e.g. cable). related: a foreign key of each row; the object it names is shown (its brief form) instead of the row (a device's parent_device: the device of the bay it is installed in).
+   */
+  pick?: string;
+  /**
+   * related with pick: the row itself (its brief form) is added to the picked object under this name, as NetBox's parent_device carries its device_bay.
+   */
+  row_as?: string;
+  /**
+   * reverse_generic: value (default) or exists (a boolean); link_peers: objects (default), type (their type label), reachable (true when connected, else null), status (NetBox's connection_status {value, label}). endpoints: the peers, or null when the object has no link (connected_endpoints). net_count: children (networks inside this one) or depth (networks containing it).
+   */
+  as?: 'value' | 'exists' | 'objects' | 'type' | 'reachable' | 'status' | 'endpoints' | 'children' | 'depth';
+  /**
+   * net_count: fields the counted rows share with this one (vrf; an empty one matches only empty ones).
+   */
+  same?: string[];
+  /**
+   * link_peers: the field the linking rows share (the cable).
+   */
+  group?: string;
+  /**
+   * link_peers: the field telling the two ends apart (cable_end); peers are on the other end.
+   */
+  side?: string;
+  /**
+   * choice: shown as its plain value rather than {value, label} (as NetBox shows a cable's type); fk: shown as the target's id rather than its nested form (NetBox's PrimaryKeyRelatedField: a saved filter's user).
+   */
+  plain?: boolean;
+  /**
+   * image fields: the folder under the media folder that uploads are stored in (image-attachments), as Django's upload_to.
+   */
+  upload_to?: string;
+  /**
+   * image fields: an integer field of the model that gets the image's height in pixels, read from the uploaded bytes (Django's height_field).
+   */
+  height_field?: string;
+  /**
+   * image fields: an integer field of the model that gets the image's width in pixels, read from the uploaded bytes (Django's width_field).
+   */
+  width_field?: string;
+  /**
+   * json fields: a JSON Schema (draft 7) the written value must satisfy (a list of [value, label] pairs, an object of filter parameters); a value that does not is a 400 on the field.
+   */
+  json_schema?: {};
+  /**
+   * alias: the field shown when the one named by of is unset (primary_ip: primary_ip6, else primary_ip4).
+   */
+  or?: string;
+};
 /**
  * @minItems 1
  */
@@ -331,260 +616,6 @@ export interface ModelDefinition {
    * Whether every create, update and delete of this type is written to the change log (the model with role object_change) in the write's transaction, by statement-level triggers makemigrations generates: single and bulk writes, and what the database does itself (cascaded deletes, set null). Default true; false for engine and security state (users, sessions, bookmarks, the log itself).
    */
   change_logged?: boolean;
-}
-export interface Field {
-  /**
-   * The kind of field. image: an uploaded image (multipart/form-data), stored under the media folder (PATCHBAY_MEDIA_ROOT), its name in a varchar column, shown as the URL it is served at.
-   */
-  type:
-    | 'string'
-    | 'text'
-    | 'slug'
-    | 'integer'
-    | 'positive_integer'
-    | 'boolean'
-    | 'decimal'
-    | 'float'
-    | 'date'
-    | 'datetime'
-    | 'json'
-    | 'choice'
-    | 'fk'
-    | 'm2m'
-    | 'generic_fk'
-    | 'cidr'
-    | 'inet'
-    | 'mac'
-    | 'computed'
-    | 'tags'
-    | 'custom_fields'
-    | 'password'
-    | 'count'
-    | 'alias'
-    | 'config_context'
-    | 'children'
-    | 'reverse_generic'
-    | 'link_peers'
-    | 'related'
-    | 'net_count'
-    | 'image';
-  label?: string;
-  help_text?: string;
-  /**
-   * Must be given on create and on PUT.
-   */
-  required?: boolean;
-  /**
-   * May hold null (rendered null).
-   */
-  null?: boolean;
-  /**
-   * A string may be empty.
-   */
-  blank?: boolean;
-  /**
-   * Value applied on create when the field is omitted.
-   */
-  default?: string | number | boolean | null | unknown[] | {};
-  /**
-   * Named function producing the value on create when the field is omitted or blank (e.g. token_key).
-   */
-  default_fn?: string;
-  read_only?: boolean;
-  write_only?: boolean;
-  unique?: boolean;
-  unique_message?: string;
-  /**
-   * A list of values of this kind (stored as a SQL array).
-   */
-  array?: boolean;
-  /**
-   * With array: the list must hold at least this many values (a service's ports may not be empty); fewer is a 400 on the field.
-   */
-  min_items?: number;
-  max_length?: number;
-  min?: number;
-  max?: number;
-  max_digits?: number;
-  decimal_places?: number;
-  /**
-   * Regular expression a string must match.
-   */
-  pattern?: string;
-  /**
-   * Name of a choice set (choice and computed fields).
-   */
-  choices?: string;
-  /**
-   * Target model as app.model (fk, m2m), or the list of types a generic_fk may point at (each app.model, none of them private), or "*" for a generic_fk of a read-only model: every change-logged type (the change log's changed_object).
-   */
-  to?: string | string[];
-  /**
-   * What deleting the target does: protect (refuse), cascade (delete this row too), set_null (clear the reference); keep (generic_fk only): the type and id stay as they were and the relation shows null once the target is gone (the change log's changed_object).
-   */
-  on_delete?: 'protect' | 'cascade' | 'set_null' | 'keep';
-  /**
-   * generic_fk: the listed types may be private (an event rule's action_object, a webhook, whose secret the nested form never shows).
-   */
-  allow_private?: boolean;
-  /**
-   * Name of the reverse relation on the target model.
-   */
-  related_name?: string;
-  /**
-   * Named function computing the value (computed fields).
-   */
-  fn?: string;
-  /**
-   * Fields the computed value is derived from.
-   */
-  from?: string[];
-  /**
-   * Named SQL expression computing the value, usable in filters and ordering.
-   */
-  sql?: string;
-  /**
-   * cidr: a written network with host bits set is cleared to its network (clear, the default) or refused (reject).
-   */
-  host_bits?: 'clear' | 'reject';
-  /**
-   * net_count: the network field of this model; count: the model whose rows are counted ("*": every model, through its `via` link field, as a tag's tagged_items); alias: the field repeated; children / reverse_generic / link_peers: the model holding the rows (app.model).
-   */
-  of?: string;
-  /**
-   * count: the fk or m2m on that model pointing here; children: the fk on the child pointing at this object; reverse_generic / link_peers: the generic_fk on that model pointing at this object. related: the foreign key on that model pointing here (the objects are listed, nested). count: a generic relation on that model also counts (count_ipaddresses).
-   */
-  via?: string;
-  /**
-   * string fields: the value is a regular expression in RE2 syntax (matched in linear time, so no pattern can stall the server); one that does not compile is refused.
-   */
-  regex?: boolean;
-  /**
-   * string fields (single or array): each value is the <app>.<model> label of a type of this registry; a value naming anything else is a 400. Private types are refused unless allowed.
-   */
-  names_type?: {
-    /**
-     * The named type must have a field of this kind (e.g. custom_fields).
-     */
-    having?: string;
-    /**
-     * Private types may be named too (a permission's object types).
-     */
-    private?: boolean;
-  };
-  /**
-   * string fields: trigram: a trigram index (pg_trgm, GIN) serves the substring lookups (__ic, __nic, __isw, __iew, q) of a large table, whatever the position of the text searched for. btree: a plain index (a column the default ordering or a frequent filter reads, such as the change log's time). The migration that creates the first one creates the pg_trgm extension. json fields: containment: a GIN index (jsonb_path_ops) serves the engine's containment searches (@>), such as the stored cable paths that run through a cable.
-   */
-  index?: 'trigram' | 'btree' | 'containment';
-  /**
-   * inet fields: the database keeps, per aligned block of 256 addresses (IPv4 /24, IPv6 /120), how many distinct hosts the rows hold, maintained by triggers in the transaction of every write. Free-space searches (available-ips) then skip full blocks instead of reading every address in use. Also indexes the field's host address in host order.
-   */
-  occupancy?: {
-    /**
-     * Stored fields of this model whose values delimit an address space (an IP address's vrf): counts are kept per combination of their values.
-     */
-    within?: string[];
-  };
-  /**
-   * The value appears only in the object's own representation, and only to a caller allowed this action on the object (within the constraints of their permission for it); to others the field is left out (a webhook's secret and additional headers, shown to those who may change the webhook). Like a secret, it is filtered by exact match of the whole value only (a filter that matches only objects whose value the caller may see), never ordered, searched, nested in another representation or written to the change log.
-   */
-  shown_with?: 'change';
-  /**
-   * string fields: the value is a media type as a Content-Type header carries it (type/subtype, then ;name=value parameters, RFC 9110), such as text/csv; charset=utf-8; anything else is a 400 naming the field.
-   */
-  media_type?: boolean;
-  /**
-   * Shown only in its own model's representation (never nested in another object's), in the response that creates the object and afterwards only while ALLOW_TOKEN_RETRIEVAL is true (a token's key). Filtered by exact match of the whole value only; never ordered or searched. The model must be private.
-   */
-  secret?: boolean;
-  /**
-   * generic_fk: column (and API field) holding the type, default <name>_type (e.g. content_type).
-   */
-  type_field?: string;
-  /**
-   * generic_fk: column (and API field) holding the id, default <name>_id (e.g. object_id).
-   */
-  id_field?: string;
-  /**
-   * config_context: assignment field of the config-context model -> path on this model whose value(s) it matches (e.g. regions: site.region, tags: tags).
-   */
-  match?: {
-    [k: string]: string;
-  };
-  /**
-   * config_context: the JSON field merged last (local_context_data).
-   */
-  local?: string;
-  /**
-   * Named validators of the engine run on write for this field. fk fields: they judge the object named, inside the write's transaction after the row is written (assigned_to_self: a device's primary IP). Stored value fields (string, text, json...): they judge the written value before the write (condition_set: an event rule's conditions; ca_file: a CA file under the administrator's directory). A failure is a 400 naming the field.
-   */
-  validators?: string[];
-  /**
-   * children: the child's generic_fk naming the object each child attaches (written and read as {object_type, object_id, object}).
-   */
-  generic?: string;
-  /**
-   * children and related: fixed values of the rows this field holds (e.g. cable_end: A, term_side: Z).
-   */
-  where?: {
-    [k: string]: string | number | boolean;
-  };
-  /**
-   * related: at most one row matches (with where): the field is that object or null, not a list.
-   */
-  single?: boolean;
-  /**
-   * related: the fields of each row to show (stored fields and foreign keys), instead of the related model's brief form; id, url and display always come first.
-   */
-  shows?: string[];
-  /**
-   * reverse_generic: the field of the row pointing here to show (e.g. cable). related: a foreign key of each row; the object it names is shown (its brief form) instead of the row (a device's parent_device: the device of the bay it is installed in).
-   */
-  pick?: string;
-  /**
-   * related with pick: the row itself (its brief form) is added to the picked object under this name, as NetBox's parent_device carries its device_bay.
-   */
-  row_as?: string;
-  /**
-   * reverse_generic: value (default) or exists (a boolean); link_peers: objects (default), type (their type label), reachable (true when connected, else null), status (NetBox's connection_status {value, label}). endpoints: the peers, or null when the object has no link (connected_endpoints). net_count: children (networks inside this one) or depth (networks containing it).
-   */
-  as?: 'value' | 'exists' | 'objects' | 'type' | 'reachable' | 'status' | 'endpoints' | 'children' | 'depth';
-  /**
-   * net_count: fields the counted rows share with this one (vrf; an empty one matches only empty ones).
-   */
-  same?: string[];
-  /**
-   * link_peers: the field the linking rows share (the cable).
-   */
-  group?: string;
-  /**
-   * link_peers: the field telling the two ends apart (cable_end); peers are on the other end.
-   */
-  side?: string;
-  /**
-   * choice: shown as its plain value rather than {value, label} (as NetBox shows a cable's type); fk: shown as the target's id rather than its nested form (NetBox's PrimaryKeyRelatedField: a saved filter's user).
-   */
-  plain?: boolean;
-  /**
-   * image fields: the folder under the media folder that uploads are stored in (image-attachments), as Django's upload_to.
-   */
-  upload_to?: string;
-  /**
-   * image fields: an integer field of the model that gets the image's height in pixels, read from the uploaded bytes (Django's height_field).
-   */
-  height_field?: string;
-  /**
-   * image fields: an integer field of the model that gets the image's width in pixels, read from the uploaded bytes (Django's width_field).
-   */
-  width_field?: string;
-  /**
-   * json fields: a JSON Schema (draft 7) the written value must satisfy (a list of [value, label] pairs, an object of filter parameters); a value that does not is a 400 on the field.
-   */
-  json_schema?: {};
-  /**
-   * alias: the field shown when the one named by of is unset (primary_ip: primary_ip6, else primary_ip4).
-   */
-  or?: string;
 }
 export interface Filter {
   /**
