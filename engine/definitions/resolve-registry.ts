@@ -228,12 +228,20 @@ function resolveFields(model: ResolvedModel, registry: Registry, file: string): 
         model.fieldList.push(completedLater(field));
         continue;
       }
-      if (!Array.isArray(to) || !to.length) throw new DefinitionError(file, `${at}/to`, 'generic_fk needs "to": the list of <app>.<model> it may point at');
-      // Types of the list this registry does not define yet are left out (a relation may name a type served later).
-      field.genericTargets = to.map((l) => registry.models.get(l)).filter((m): m is ResolvedModel => !!m);
-      to.forEach((l, i) => {
-        if (registry.models.get(l)?.private && f.allow_private !== true) throw new DefinitionError(file, `${at}/to/${i}`, `${l} is private: no generic relation may point at it`);
-      });
+      if (typeof to === 'object' && !Array.isArray(to)) {
+        // Every type offering the feature, whatever file declares it: a new type opts in from its own file.
+        field.genericTargets = [...registry.models.values()].filter((m) => m.def.features?.includes(to.feature)).sort((a, b) => (a.label < b.label ? -1 : 1));
+        for (const m of field.genericTargets) {
+          if (m.private && f.allow_private !== true) throw new DefinitionError(m.file, '/features', `${m.label} is private: no generic relation may point at it, so it offers no ${to.feature}`);
+        }
+      } else {
+        if (!Array.isArray(to) || !to.length) throw new DefinitionError(file, `${at}/to`, 'generic_fk needs "to": the list of <app>.<model> it may point at');
+        // Types of the list this registry does not define yet are left out (a relation may name a type served later).
+        field.genericTargets = to.map((l) => registry.models.get(l)).filter((m): m is ResolvedModel => !!m);
+        to.forEach((l, i) => {
+          if (registry.models.get(l)?.private && f.allow_private !== true) throw new DefinitionError(file, `${at}/to/${i}`, `${l} is private: no generic relation may point at it`);
+        });
+      }
     }
     if (f.type === 'count' && f.of === '*') {
       // Filled once every model is resolved: every model's `via` links here.

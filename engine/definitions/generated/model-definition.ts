@@ -324,6 +324,10 @@ export interface ModelDefinition {
    */
   private?: boolean;
   /**
+   * Features of NetBox other types offer this one (NetBox's model features): journaling (journal entries), bookmarks, image_attachments, contacts (contact assignments). A generic relation written "to": {"feature": "journaling"} points at every type declaring the feature, so a new type opts in from its own file.
+   */
+  features?: ('journaling' | 'bookmarks' | 'image_attachments' | 'contacts')[];
+  /**
    * A foreign key to the user role set to the caller when an object is created and the body does not name it (a journal entry's created_by). Unlike owner_field it limits nobody's view.
    */
   creator_field?: string;
@@ -416,9 +420,14 @@ export interface Field {
    */
   choices?: string;
   /**
-   * Target model as app.model (fk, m2m), or the list of types a generic_fk may point at (each app.model, none of them private), or "*" for a generic_fk of a read-only model: every change-logged type (the change log's changed_object).
+   * Target model as app.model (fk, m2m), or the list of types a generic_fk may point at (each app.model, none of them private), or {"feature": ...} (every type declaring that feature), or "*" for a generic_fk of a read-only model: every change-logged type (the change log's changed_object).
    */
-  to?: string | string[];
+  to?:
+    | string
+    | string[]
+    | {
+        feature: 'journaling' | 'bookmarks' | 'image_attachments' | 'contacts';
+      };
   /**
    * What deleting the target does: protect (refuse), cascade (delete this row too), set_null (clear the reference); keep (generic_fk only): the type and id stay as they were and the relation shows null once the target is gone (the change log's changed_object).
    */
