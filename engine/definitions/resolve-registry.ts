@@ -493,7 +493,8 @@ function resolveModelLists(model: ResolvedModel, file: string, registry: Registr
         at = fk.target;
       }
       const last = steps[steps.length - 1]!;
-      const ok = at === model ? known(last) : last === 'id' || !!at.fields.get(last)?.column;
+      // {fk.display}: the object's own display; {generic_fk}: the display of the object it names (known() holds).
+      const ok = at === model ? known(last) : last === 'id' || last === 'display' || !!at.fields.get(last)?.column;
       if (!ok) throw new DefinitionError(file, '/display', `unknown field "${placeholder}" in display template`);
       const shown = at.fields.get(last);
       if (shown && isConcealed(shown)) throw new DefinitionError(file, '/display', `"${placeholder}" is concealed (secret or shown_with): a display shows it to everyone`);
@@ -568,7 +569,12 @@ function checkConditionalCheck(model: ResolvedModel, file: string, i: number, ch
       if (!resolvePath(model, path)) throw new DefinitionError(file, `/checks/${i}/excludes/${j}`, `"${path}" is not a stored field, a path through foreign keys to one, or a reverse_generic field`);
     });
   }
-  for (const word of ['only_when', 'required_when'] as const) {
+  if (check.at_most !== undefined || check.per !== undefined) {
+    const per = model.fields.get(check.per ?? '');
+    if (check.at_most === undefined || !per?.column || per.array) throw new DefinitionError(file, `/checks/${i}/per`, `"${check.per ?? ''}" is not a single stored field of ${model.label}: at_most counts the rows sharing its value`);
+  }
+  if (check.when && check.at_most === undefined) throw new DefinitionError(file, `/checks/${i}/when`, 'when is the condition of an at_most cap');
+  for (const word of ['only_when', 'required_when', 'when'] as const) {
     const spec = check[word];
     if (!spec) continue;
     const [path, values] = Object.entries(spec)[0]!;

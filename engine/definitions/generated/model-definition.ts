@@ -107,7 +107,24 @@ export type Check = {
    */
   excludes?: [string, ...string[]];
   /**
-   * The error; {path} placeholders (rack.name, group.min_vid) are filled with the values read through those paths.
+   * With per: at most this many rows of this model may share the value of `per` (while `when` holds). Judged after a transaction-scoped advisory lock on the model and that value, so concurrent writers through any number of instances cannot both pass. {count} in the message is the number of other rows sharing it. NetBox's point-to-point L2VPN: two terminations.
+   */
+  at_most?: number;
+  /**
+   * With at_most: the stored field (a foreign key: l2vpn) whose rows are counted together.
+   */
+  per?: string;
+  /**
+   * With at_most: the cap holds only while the path named holds one of the values listed ({"l2vpn.type": ["vpws", "epl"]}); values compared as text.
+   */
+  when?: {
+    /**
+     * @minItems 1
+     */
+    [k: string]: [string | number | boolean, ...(string | number | boolean)[]];
+  };
+  /**
+   * The error; {path} placeholders (rack.name, group.min_vid) are filled with the values read through those paths, {path.label} with the label of a choice field's value ("VPWS"), {count} (at_most) with the number of other rows counted.
    */
   message: string;
 } & Check1;
