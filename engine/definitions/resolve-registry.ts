@@ -374,7 +374,14 @@ function resolveModelLists(model: ResolvedModel, file: string, registry: Registr
         pick = f;
       }
       if (field.def.row_as !== undefined && !pick) throw new DefinitionError(file, `/fields/${field.name}/row_as`, 'row_as adds the row to the object pick names: it needs pick');
-      field.relatedRows = { where, shows, pick, rowAs: field.def.row_as };
+      // or_via: a second foreign key of the same rows to this model (either end of a link).
+      let orVia: FkField | undefined;
+      if (field.def.or_via !== undefined) {
+        const f = of.fields.get(field.def.or_via);
+        if (f?.kind !== 'fk' || f.target !== model || via.kind !== 'fk') throw new DefinitionError(file, `/fields/${field.name}/or_via`, `"${field.def.or_via}" is not, beside via, a second foreign key of ${of.label} to ${model.label}`);
+        orVia = f;
+      }
+      field.relatedRows = { where, shows, pick, rowAs: field.def.row_as, orVia };
     }
     if (field.kind === 'net_count') {
       const at = `/fields/${field.name}`;
@@ -437,6 +444,17 @@ function resolveModelLists(model: ResolvedModel, file: string, registry: Registr
         field.reverse = { model: of, via, pick: sub(field.def.pick, 'pick'), group: sub(field.def.group, 'group'), side: sub(field.def.side, 'side'), where };
         if (field.kind === 'link_peers' && (!field.reverse.group?.column || !field.reverse.side?.column)) {
           throw new DefinitionError(file, at, 'link_peers needs "group" and "side" fields');
+        }
+        if (field.def.or_link !== undefined) {
+          // or_link: without a row of `of`, the object at the other end of a link row (path_node kind link) joining this one.
+          const link = registry.models.get(field.def.or_link);
+          const node = link?.def.path_node;
+          const a = node?.a ? link!.fields.get(node.a) : undefined;
+          const b = node?.b ? link!.fields.get(node.b) : undefined;
+          if (field.kind !== 'link_peers' || node?.kind !== 'link' || a?.kind !== 'fk' || b?.kind !== 'fk' || a.target !== model || b.target !== model) {
+            throw new DefinitionError(file, `${at}/or_link`, `"${field.def.or_link}" is not a model of path_node kind link whose ends are ${model.label}`);
+          }
+          field.reverse.orLink = { model: link!, a: a as FkField, b: b as FkField };
         }
       }
     }

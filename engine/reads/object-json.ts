@@ -418,7 +418,9 @@ export class JsonCompiler {
       via.kind === 'generic_fk'
         ? sql`${column(r, via.typeColumn)} = ${f.model.label}::text AND ${column(r, via.idColumn)} = ${column(alias, 'id')}`
         : via.kind === 'fk'
-          ? sql`${column(r, via.column)} = ${column(alias, 'id')}`
+          ? f.relatedRows.orVia
+            ? sql`(${column(r, via.column)} = ${column(alias, 'id')} OR ${column(r, f.relatedRows.orVia.column)} = ${column(alias, 'id')})`
+            : sql`${column(r, via.column)} = ${column(alias, 'id')}`
           : sql`FALSE`;
     const conditions = [pointsHere, ...this.where(r, where)];
     const { pick, rowAs } = f.relatedRows;
@@ -490,9 +492,16 @@ export class JsonCompiler {
     const peers = sql`(SELECT ${this.array(peerObject, peersFrom, column(p, 'id'))} ${mine} ORDER BY ${column(h, 'id')} LIMIT 1)`;
     const linked = sql`EXISTS (SELECT 1 ${mine})`;
     const anyPeer = sql`EXISTS (SELECT 1 ${mine} AND EXISTS (SELECT 1 ${peersFrom}))`;
+    const orLink = f.reverse.orLink;
+    // Without a row of `of` (no cable), the other end of a link row joining this object (a wireless link).
+    const l = this.alias('l');
+    const linkFrom = orLink ? sql`FROM ${ident(orLink.model.table)} AS ${ident(l)} WHERE ${column(l, orLink.a.column)} = ${column(alias, 'id')} OR ${column(l, orLink.b.column)} = ${column(alias, 'id')}` : null;
+    const otherEnd = orLink ? sql`CASE WHEN ${column(l, orLink.a.column)} = ${column(alias, 'id')} THEN ${column(l, orLink.b.column)} ELSE ${column(l, orLink.a.column)} END` : null;
     switch (f.def.as) {
-      case 'type':
-        return sql`(SELECT (SELECT ${column(p, via.typeColumn)} ${peersFrom} ORDER BY ${column(p, 'id')} LIMIT 1) ${mine} ORDER BY ${column(h, 'id')} LIMIT 1)`;
+      case 'type': {
+        const cabled = sql`(SELECT (SELECT ${column(p, via.typeColumn)} ${peersFrom} ORDER BY ${column(p, 'id')} LIMIT 1) ${mine} ORDER BY ${column(h, 'id')} LIMIT 1)`;
+        return linkFrom ? sql`coalesce(${cabled}, CASE WHEN EXISTS (SELECT 1 ${linkFrom}) THEN ${f.model.label}::text END)` : cabled;
+      }
       case 'reachable': {
         // A flag this object's own row holds (a path's origin: complete and active), null without a row; else whether a peer exists.
         const pick = f.reverse.pick;
@@ -505,6 +514,7 @@ export class JsonCompiler {
       case 'status':
         return sql`CASE WHEN ${linked} THEN ${this.record([['value', anyPeer], ['label', sql`CASE WHEN ${anyPeer} THEN 'Connected' ELSE 'Not Connected' END`]])} END`;
       default:
+        if (linkFrom && otherEnd) return sql`coalesce(${peers}, ${this.array(this.viewedById(f.model, otherEnd, depth), linkFrom, column(l, 'id'))})`;
         return sql`coalesce(${peers}, '[]'::json)`;
     }
   }

@@ -258,7 +258,7 @@ export interface ModelDefinition {
    */
   instantiate?: InstantiateRule[];
   /**
-   * The part objects of this type play in cable paths (NetBox's CablePath.from_origin), stored when cables change: endpoint (a path starts and ends here: interfaces, console and power ports, power feeds); front_port (continues to the rear port `rear_port` at position `position`); rear_port (`positions` positions, continuing to the front ports mapped to it); circuit_termination (continues to the termination of the same `circuit` on the other `side`, or ends at its `ends`: provider network or site); cable (`status`: a path through one not `connected` is inactive); cable_termination (`cable`, `end`, `termination`: what attaches cables); path and path_end (the stores: `path`, `is_complete`, `is_active`, `is_split`; `path`, `end`, `node`). See docs/model-authors.md, Cable paths.
+   * The part objects of this type play in cable paths (NetBox's CablePath.from_origin), stored when cables change: endpoint (a path starts and ends here: interfaces, console and power ports, power feeds); front_port (continues to the rear port `rear_port` at position `position`); rear_port (`positions` positions, continuing to the front ports mapped to it); circuit_termination (continues to the termination of the same `circuit` on the other `side`, or ends at its `ends`: provider network or site); cable (`status`: a path through one not `connected` is inactive); link (a row joining the endpoint its foreign key `a` names to the one `b` names, as a cable would, with a `status`: a wireless link; a cabled endpoint's cable wins); cable_termination (`cable`, `end`, `termination`: what attaches cables); path and path_end (the stores: `path`, `is_complete`, `is_active`, `is_split`; `path`, `end`, `node`). See docs/model-authors.md, Cable paths.
    */
   path_node?: {
     kind:
@@ -267,9 +267,18 @@ export interface ModelDefinition {
       | 'rear_port'
       | 'circuit_termination'
       | 'cable'
+      | 'link'
       | 'cable_termination'
       | 'path'
       | 'path_end';
+    /**
+     * link: the foreign key to the endpoint at one end.
+     */
+    a?: string;
+    /**
+     * link: the foreign key to the endpoint at the other end.
+     */
+    b?: string;
     rear_port?: string;
     position?: string;
     positions?: string;
@@ -555,6 +564,14 @@ export interface Field {
   where?: {
     [k: string]: string | number | boolean;
   };
+  /**
+   * link_peers (objects and type): a model of path_node kind link (app.model) whose ends point at this model; an object with no row of `of` (no cable) shows the object at the other end of its link instead (an interface's link_peers across a wireless link).
+   */
+  or_link?: string;
+  /**
+   * related: a second foreign key of the `of` rows to this model; a row points here through either (a wireless link's interface_a or interface_b: an interface's wireless_link).
+   */
+  or_via?: string;
   /**
    * related: at most one row matches (with where): the field is that object or null, not a list.
    */
