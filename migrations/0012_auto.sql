@@ -36,7 +36,6 @@
 -- add unique vpn_l2vpn_slug_key on vpn_l2vpn (slug)
 -- add unique vpn_l2vpntermination_assigned_object_type_assigned_obj_78e640e8 on vpn_l2vpntermination (assigned_object_type, assigned_object_id)
 -- add unique wireless_wirelesslangroup_name_key on wireless_wirelesslangroup (name)
--- add unique wireless_wirelesslangroup_parent_id_name_uniq on wireless_wirelesslangroup (parent_id, name)
 -- add unique wireless_wirelesslangroup_slug_key on wireless_wirelesslangroup (slug)
 -- add unique wireless_wirelesslink_interface_a_id_interface_b_id_uniq on wireless_wirelesslink (interface_a_id, interface_b_id)
 -- add index dcim_interface_wireless_lans_target_idx on dcim_interface_wireless_lans (target_id)
@@ -550,8 +549,6 @@ ALTER TABLE "vpn_l2vpn" ADD CONSTRAINT "vpn_l2vpn_slug_key" UNIQUE ("slug");
 ALTER TABLE "vpn_l2vpntermination" ADD CONSTRAINT "vpn_l2vpntermination_assigned_object_type_assigned_obj_78e640e8" UNIQUE ("assigned_object_type", "assigned_object_id");
 
 ALTER TABLE "wireless_wirelesslangroup" ADD CONSTRAINT "wireless_wirelesslangroup_name_key" UNIQUE ("name");
-
-ALTER TABLE "wireless_wirelesslangroup" ADD CONSTRAINT "wireless_wirelesslangroup_parent_id_name_uniq" UNIQUE ("parent_id", "name");
 
 ALTER TABLE "wireless_wirelesslangroup" ADD CONSTRAINT "wireless_wirelesslangroup_slug_key" UNIQUE ("slug");
 
