@@ -15,6 +15,8 @@ export interface PathNodes {
   endpoints: Set<ResolvedModel>;
   front: Map<ResolvedModel, { rearPort: FkField; position: string }>;
   rear: Map<ResolvedModel, { positions: string }>;
+  /** Rows joining two endpoints as a cable would (a wireless link): a path from either crosses it to the other. */
+  links: Map<ResolvedModel, { a: FkField; b: FkField; status: string }>;
   circuit: Map<ResolvedModel, { circuit: FkField; side: string; ends: FkField[] }>;
 }
 
@@ -28,7 +30,7 @@ export function pathNodes(registry: Registry): PathNodes | null {
 
 type Gathered = Omit<PathNodes, 'cable' | 'termination' | 'store' | 'ends'> & Partial<PathNodes>;
 
-const gathering = (): Gathered => ({ endpoints: new Set(), front: new Map(), rear: new Map(), circuit: new Map() }) as Gathered;
+const gathering = (): Gathered => ({ endpoints: new Set(), front: new Map(), rear: new Map(), circuit: new Map(), links: new Map() }) as Gathered;
 
 /**
  * Every model's path_node words checked on its own (each model's first fault is kept), then, when
@@ -50,6 +52,9 @@ function resolvePathNodes(registry: Registry): PathNodes | null {
   if (!out.store || !out.ends || !out.cable || !out.termination) throw new DefinitionError('schema', '/path_node', 'cable paths need a path, a path_end, a cable and a cable_termination model');
   if (out.termination.cable.target !== out.cable.model) throw new DefinitionError(out.termination.model.file, '/path_node/cable', `does not point at ${out.cable.model.label}`);
   if (out.ends.path.target !== out.store.model) throw new DefinitionError(out.ends.model.file, '/path_node', `"path" does not point at ${out.store.model.label}`);
+  for (const [link, l] of out.links) {
+    for (const end of ['a', 'b'] as const) if (!out.endpoints.has(l[end].target)) throw new DefinitionError(link.file, `/path_node/${end}`, `${l[end].target.label} is not an endpoint path node`);
+  }
   for (const [front, f] of out.front) if (!out.rear.has(f.rearPort.target)) throw new DefinitionError(front.file, '/path_node/rear_port', `${f.rearPort.target.label} is not a rear_port path node`);
   return out as PathNodes;
 }
@@ -92,6 +97,9 @@ function addPathNode(model: ResolvedModel, out: Gathered): void {
     case 'cable':
       if (out.cable) throw new DefinitionError(model.file, at('kind'), 'only one model may be the cable');
       out.cable = { model, status: field('status') as ResolvedField & { column: string } };
+      break;
+    case 'link':
+      out.links.set(model, { a: field('a', 'fk') as FkField, b: field('b', 'fk') as FkField, status: field('status').column! });
       break;
     case 'cable_termination':
       out.termination = { model, cable: field('cable', 'fk') as FkField, end: field('end') as ResolvedField & { column: string }, termination: field('termination', 'generic_fk') as GenericField };

@@ -48,7 +48,7 @@ interface KindExtras {
   /** children: rows of another model attached to this object, each naming an object through its generic relation. */
   children: { model: ResolvedModel; via: FkField; generic: GenericField; where: Where };
   /** reverse_generic and link_peers: the rows of another model whose generic relation points at this object. */
-  reverse: { model: ResolvedModel; via: GenericField; pick?: ResolvedField; group?: ResolvedField; side?: ResolvedField; where: Where };
+  reverse: { model: ResolvedModel; via: GenericField; pick?: ResolvedField; group?: ResolvedField; side?: ResolvedField; where: Where; orLink?: { model: ResolvedModel; a: FkField; b: FkField } };
   /** alias: the field whose value this one repeats (read-only). */
   aliasOf: ResolvedField;
   /** alias: the field shown instead when aliasOf is unset. */
@@ -63,7 +63,7 @@ interface KindExtras {
    * related: fixed column values of the rows listed, and the fields shown of each (brief form when absent);
    * or the object a foreign key of the row names (pick), with the row itself under rowAs.
    */
-  relatedRows: { where: Where; shows?: ResolvedField[]; pick?: FkField; rowAs?: string };
+  relatedRows: { where: Where; shows?: ResolvedField[]; pick?: FkField; rowAs?: string; orVia?: FkField };
 }
 
 /**

@@ -257,6 +257,14 @@ function resolveField(model: ResolvedModel, registry: Registry, file: string, na
       wildcardTargets.add(field);
       return;
     }
+    if (typeof to === 'object' && !Array.isArray(to)) {
+      // Every type offering the feature, whatever file declares it: a new type opts in from its own file.
+      field.genericTargets = [...registry.models.values()].filter((m) => m.def.features?.includes(to.feature)).sort((a, b) => (a.label < b.label ? -1 : 1));
+      for (const m of field.genericTargets) {
+        if (m.private && f.allow_private !== true) throw new DefinitionError(m.file, '/features', `${m.label} is private: no generic relation may point at it, so it offers no ${to.feature}`);
+      }
+      return;
+    }
     if (!Array.isArray(to) || !to.length) throw new DefinitionError(file, `${at}/to`, 'generic_fk needs "to": the list of <app>.<model> it may point at');
     // Types of the list this registry does not define yet are left out (a relation may name a type served later).
     field.genericTargets = to.map((l) => registry.models.get(l)).filter((m): m is ResolvedModel => !!m);
@@ -379,7 +387,7 @@ function resolveModelLists(model: ResolvedModel, file: string, registry: Registr
       if (problem) faults.add(file, `/display/from/${i}`, problem);
     });
   });
-  (def.checks ?? []).forEach((c, i) => at(`/checks/${i}/message`, () => templateProblems(model, c.message).forEach((p) => faults.add(file, `/checks/${i}/message`, p))));
+  (def.checks ?? []).forEach((c, i) => at(`/checks/${i}/message`, () => templateProblems(model, c.message, c.at_most !== undefined ? ['count'] : []).forEach((p) => faults.add(file, `/checks/${i}/message`, p))));
   (def.no_overlap ?? []).forEach((o, i) => at(`/no_overlap/${i}/message`, () => templateProblems(model, o.message, ['other']).forEach((p) => faults.add(file, `/no_overlap/${i}/message`, p))));
   for (const [alias, canonical] of model.writeAliases) {
     const target = model.fields.get(canonical);
@@ -475,7 +483,14 @@ function resolveFieldLists(model: ResolvedModel, file: string, registry: Registr
       pick = f;
     }
     if (field.def.row_as !== undefined && !pick) throw new DefinitionError(file, `/fields/${field.name}/row_as`, 'row_as adds the row to the object pick names: it needs pick');
-    field.relatedRows = { where, shows, pick, rowAs: field.def.row_as };
+    // or_via: a second foreign key of the same rows to this model (either end of a link).
+    let orVia: FkField | undefined;
+    if (field.def.or_via !== undefined) {
+      const f = of.fields.get(field.def.or_via);
+      if (f?.kind !== 'fk' || f.target !== model || via.kind !== 'fk') throw new DefinitionError(file, `/fields/${field.name}/or_via`, `"${field.def.or_via}" is not, beside via, a second foreign key of ${of.label} to ${model.label}`);
+      orVia = f;
+    }
+    field.relatedRows = { where, shows, pick, rowAs: field.def.row_as, orVia };
   }
   if (field.kind === 'net_count') {
     const at = `/fields/${field.name}`;
@@ -539,6 +554,17 @@ function resolveFieldLists(model: ResolvedModel, file: string, registry: Registr
       if (field.kind === 'link_peers' && (!field.reverse.group?.column || !field.reverse.side?.column)) {
         throw new DefinitionError(file, at, 'link_peers needs "group" and "side" fields');
       }
+      if (field.def.or_link !== undefined) {
+        // or_link: without a row of `of`, the object at the other end of a link row (path_node kind link) joining this one.
+        const link = registry.models.get(field.def.or_link);
+        const node = link?.def.path_node;
+        const a = node?.a ? link!.fields.get(node.a) : undefined;
+        const b = node?.b ? link!.fields.get(node.b) : undefined;
+        if (field.kind !== 'link_peers' || node?.kind !== 'link' || a?.kind !== 'fk' || b?.kind !== 'fk' || a.target !== model || b.target !== model) {
+          throw new DefinitionError(file, `${at}/or_link`, `"${field.def.or_link}" is not a model of path_node kind link whose ends are ${model.label}`);
+        }
+        field.reverse.orLink = { model: link!, a: a as FkField, b: b as FkField };
+      }
     }
   }
   if (field.kind === 'alias') {
@@ -581,7 +607,12 @@ function checkConditionalCheck(model: ResolvedModel, file: string, i: number, ch
       if (!resolvePath(model, path)) throw new DefinitionError(file, `/checks/${i}/excludes/${j}`, `"${path}" is not a stored field, a path through foreign keys to one, or a reverse_generic field`);
     });
   }
-  for (const word of ['only_when', 'required_when'] as const) {
+  if (check.at_most !== undefined || check.per !== undefined) {
+    const per = model.fields.get(check.per ?? '');
+    if (check.at_most === undefined || !per?.column || per.array) throw new DefinitionError(file, `/checks/${i}/per`, `"${check.per ?? ''}" is not a single stored field of ${model.label}: at_most counts the rows sharing its value`);
+  }
+  if (check.when && check.at_most === undefined) throw new DefinitionError(file, `/checks/${i}/when`, 'when is the condition of an at_most cap');
+  for (const word of ['only_when', 'required_when', 'when'] as const) {
     const spec = check[word];
     if (!spec) continue;
     const [path, values] = Object.entries(spec)[0]!;

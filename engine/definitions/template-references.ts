@@ -9,7 +9,7 @@ const REFERENCE = /^[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)*$/;
 /**
  * Why a reference of a display or message template names nothing the engine can show, or null when it
  * does. A reference reaches, through foreign keys, one of: a stored field (a foreign key shows its id),
- * id, created or last_updated, a generic relation's type or id column, a generic relation (shown as the
+ * id, created or last_updated, a related object's display ({fk.display}), a generic relation's type or id column, a generic relation (shown as the
  * display of the object it names), or `<choice field>.label` (the choice's label). `extra` names words
  * the template has besides ({other} of a no_overlap message). A display function may read a concealed
  * field (`concealedOk`): it decides what of it shows (a token's masked key).
@@ -34,6 +34,8 @@ export function referenceProblem(model: ResolvedModel, reference: string, extra:
     }
     if (f && isConcealed(f) && !concealedOk) return `"{${reference}}" is concealed (secret or shown_with): a template shows it to everyone`;
     if (f && (f.column || f.kind === 'generic_fk')) return null;
+    // {fk.display}: the related object's own display.
+    if (step === 'display' && i > 0) return null;
     if (step === 'id' || (at.timestamps !== false && step === 'created') || (at.lastUpdated && step === 'last_updated')) return null;
     if (at.fieldList.some((g) => g.kind === 'generic_fk' && (g.typeColumn === step || g.idColumn === step))) return null;
     return f ? `"{${reference}}": "${step}" is a ${f.kind} field of ${at.label}, which holds no value a template can show` : `"{${reference}}": ${at.label} has no field "${step}"`;

@@ -54,8 +54,15 @@ export function idAndUrl(model: ResolvedModel, alias: string): Sql {
   return sql`(SELECT row_to_json("hidden") FROM (SELECT ${column(alias, 'id')} AS "id", ${urlSql(model, alias)} AS "url") AS "hidden")`;
 }
 
+/**
+ * Displays that show other objects' displays ({assigned_object}, {l2vpn.display}) stop this deep, so two
+ * types showing each other's display cannot make the SQL endless.
+ */
+const MAX_DISPLAY_DEPTH = 4;
+
 /** The display string, from the template or the named function. */
-export function displaySql(model: ResolvedModel, alias: string): Sql {
+export function displaySql(model: ResolvedModel, alias: string, depth = 0): Sql {
+  if (depth > MAX_DISPLAY_DEPTH) return sql`''::text`;
   const d = model.def.display;
   if (typeof d === 'object') {
     const fn = DISPLAY_SQL[d.fn as DisplayFunctionName];
@@ -66,20 +73,38 @@ export function displaySql(model: ResolvedModel, alias: string): Sql {
   let last = 0;
   for (const m of d.matchAll(DISPLAY_PLACEHOLDER)) {
     if (m.index! > last) parts.push(sql`${d.slice(last, m.index)}::text`);
-    parts.push(placeholderText(model, alias, m[1]!.split('.')));
+    parts.push(placeholderText(model, alias, m[1]!.split('.'), depth));
     last = m.index! + m[0].length;
   }
   if (last < d.length) parts.push(sql`${d.slice(last)}::text`);
   return parts.length ? sql`concat(${join(parts)})` : sql`''::text`;
 }
 
-/** A placeholder's text: a field of the row, or one reached through foreign keys (NULL, so '', when one is unset). */
-function placeholderText(model: ResolvedModel, alias: string, steps: string[]): Sql {
-  if (steps.length === 1) return textOf(model, alias, steps[0]!);
-  const fk = model.fields.get(steps[0]!);
-  if (fk?.kind !== 'fk') return sql`NULL::text`;
+/**
+ * A placeholder's text: a field of the row, or one reached through foreign keys (NULL, so '', when one is
+ * unset); `display` after a foreign key is the object's own display, and a generic relation alone is the
+ * display of the object it names, whatever its type (NetBox's str() of a GenericForeignKey). Sub-selects of
+ * the one statement that reads the rows, so a list costs no statement per row.
+ */
+function placeholderText(model: ResolvedModel, alias: string, steps: string[], depth: number): Sql {
+  const first = model.fields.get(steps[0]!);
+  if (steps.length === 1) return first?.kind === 'generic_fk' ? genericDisplay(first, alias, depth) : textOf(model, alias, steps[0]!);
+  if (first?.kind !== 'fk') return sql`NULL::text`;
   const inner = `${alias}_${steps[0]}`;
-  return sql`(SELECT ${placeholderText(fk.target, inner, steps.slice(1))} FROM ${ident(fk.target.table)} AS ${ident(inner)} WHERE ${column(inner, 'id')} = ${column(alias, fk.column)})`;
+  const rest = steps.slice(1);
+  const text = rest.length === 1 && rest[0] === 'display' ? displaySql(first.target, inner, depth + 1) : placeholderText(first.target, inner, rest, depth);
+  return sql`(SELECT ${text} FROM ${ident(first.target.table)} AS ${ident(inner)} WHERE ${column(inner, 'id')} = ${column(alias, first.column)})`;
+}
+
+/** The display of the object a generic relation names: one branch per type it may name. */
+function genericDisplay(field: GenericField, alias: string, depth: number): Sql {
+  if (!field.genericTargets.length) return sql`NULL::text`;
+  const inner = `${alias}_${field.name}`;
+  const branches = field.genericTargets.map(
+    (target) =>
+      sql`WHEN ${target.label}::text THEN (SELECT ${displaySql(target, inner, depth + 1)} FROM ${ident(target.table)} AS ${ident(inner)} WHERE ${column(inner, 'id')} = ${column(alias, field.idColumn)})`,
+  );
+  return sql`(CASE ${column(alias, field.typeColumn)} ${join(branches, ' ')} END)`;
 }
 
 /** A field's stored value as text, as templates and named functions read it (the id for a foreign key). */
@@ -393,7 +418,9 @@ export class JsonCompiler {
       via.kind === 'generic_fk'
         ? sql`${column(r, via.typeColumn)} = ${f.model.label}::text AND ${column(r, via.idColumn)} = ${column(alias, 'id')}`
         : via.kind === 'fk'
-          ? sql`${column(r, via.column)} = ${column(alias, 'id')}`
+          ? f.relatedRows.orVia
+            ? sql`(${column(r, via.column)} = ${column(alias, 'id')} OR ${column(r, f.relatedRows.orVia.column)} = ${column(alias, 'id')})`
+            : sql`${column(r, via.column)} = ${column(alias, 'id')}`
           : sql`FALSE`;
     const conditions = [pointsHere, ...this.where(r, where)];
     const { pick, rowAs } = f.relatedRows;
@@ -465,9 +492,16 @@ export class JsonCompiler {
     const peers = sql`(SELECT ${this.array(peerObject, peersFrom, column(p, 'id'))} ${mine} ORDER BY ${column(h, 'id')} LIMIT 1)`;
     const linked = sql`EXISTS (SELECT 1 ${mine})`;
     const anyPeer = sql`EXISTS (SELECT 1 ${mine} AND EXISTS (SELECT 1 ${peersFrom}))`;
+    const orLink = f.reverse.orLink;
+    // Without a row of `of` (no cable), the other end of a link row joining this object (a wireless link).
+    const l = this.alias('l');
+    const linkFrom = orLink ? sql`FROM ${ident(orLink.model.table)} AS ${ident(l)} WHERE ${column(l, orLink.a.column)} = ${column(alias, 'id')} OR ${column(l, orLink.b.column)} = ${column(alias, 'id')}` : null;
+    const otherEnd = orLink ? sql`CASE WHEN ${column(l, orLink.a.column)} = ${column(alias, 'id')} THEN ${column(l, orLink.b.column)} ELSE ${column(l, orLink.a.column)} END` : null;
     switch (f.def.as) {
-      case 'type':
-        return sql`(SELECT (SELECT ${column(p, via.typeColumn)} ${peersFrom} ORDER BY ${column(p, 'id')} LIMIT 1) ${mine} ORDER BY ${column(h, 'id')} LIMIT 1)`;
+      case 'type': {
+        const cabled = sql`(SELECT (SELECT ${column(p, via.typeColumn)} ${peersFrom} ORDER BY ${column(p, 'id')} LIMIT 1) ${mine} ORDER BY ${column(h, 'id')} LIMIT 1)`;
+        return linkFrom ? sql`coalesce(${cabled}, CASE WHEN EXISTS (SELECT 1 ${linkFrom}) THEN ${f.model.label}::text END)` : cabled;
+      }
       case 'reachable': {
         // A flag this object's own row holds (a path's origin: complete and active), null without a row; else whether a peer exists.
         const pick = f.reverse.pick;
@@ -480,6 +514,7 @@ export class JsonCompiler {
       case 'status':
         return sql`CASE WHEN ${linked} THEN ${this.record([['value', anyPeer], ['label', sql`CASE WHEN ${anyPeer} THEN 'Connected' ELSE 'Not Connected' END`]])} END`;
       default:
+        if (linkFrom && otherEnd) return sql`coalesce(${peers}, ${this.array(this.viewedById(f.model, otherEnd, depth), linkFrom, column(l, 'id'))})`;
         return sql`coalesce(${peers}, '[]'::json)`;
     }
   }

@@ -51,8 +51,31 @@ function compared(value: Sql, compare: Check['compare']): Sql {
 
 const PLACEHOLDER = /\{([a-z_][a-z0-9_.]*)\}/g;
 
+/** The stored column of a cap's `per` field. */
+function perColumn(model: ResolvedModel, check: Check): string {
+  const f = model.fields.get(check.per ?? '');
+  if (!f?.column || f.array) throw new Error(`${model.label}: at_most per ${check.per ?? ''} must name a single stored field`);
+  return f.column;
+}
+
+/** The other rows sharing the row "t"'s value of a cap's `per` field (none while it is unset). */
+function othersCounted(model: ResolvedModel, check: Check): Sql {
+  const per = perColumn(model, check);
+  return sql`(SELECT count(*) FROM ${ident(model.table)} AS "x" WHERE ${column('x', per)} = ${column('t', per)} AND ${column('x', 'id')} <> ${column('t', 'id')})`;
+}
+
+/** A `{path: [values]}` condition: the path holds one of the values, compared as text (unset holds none). */
+function holds(model: ResolvedModel, condition: Record<string, Array<string | number | boolean>>): Sql {
+  const [path, values] = Object.entries(condition)[0]!;
+  return sql`COALESCE((${valueAt(model, path, true)})::text = ANY(${values.map(String)}::text[]), FALSE)`;
+}
+
 /** The SQL of a check: true when the rule is broken. */
 function brokenWhen(model: ResolvedModel, check: Check): Sql {
+  if (check.at_most !== undefined) {
+    const capped = sql`${othersCounted(model, check)} >= ${check.at_most}::bigint`;
+    return check.when ? sql`${holds(model, check.when)} AND ${capped}` : capped;
+  }
   if (check.same) {
     const [a, b] = check.same.map((p) => compared(valueAt(model, p, true), check.compare));
     return sql`(${a}) IS NOT NULL AND (${b}) IS NOT NULL AND (${a}) <> (${b})`;
@@ -74,13 +97,12 @@ function brokenWhen(model: ResolvedModel, check: Check): Sql {
   }
   const conditional = check.only_when ?? check.required_when;
   if (conditional && check.field) {
-    const [path, values] = Object.entries(conditional)[0]!;
     // Compared as text, so one rule serves choices, numbers and booleans; a path that is unset holds none of the values.
-    const holds = sql`COALESCE((${valueAt(model, path, true)})::text = ANY(${values.map(String)}::text[]), FALSE)`;
+    const held = holds(model, conditional);
     const field = valueAt(model, check.field, true);
-    return check.only_when ? sql`(${field}) IS NOT NULL AND NOT ${holds}` : sql`(${field}) IS NULL AND ${holds}`;
+    return check.only_when ? sql`(${field}) IS NOT NULL AND NOT ${held}` : sql`(${field}) IS NULL AND ${held}`;
   }
-  throw new Error(`${model.label}: a check needs same, between, ordered, any_of, at_most_one, only_when or required_when`);
+  throw new Error(`${model.label}: a check needs at_most, same, between, ordered, any_of, at_most_one, only_when or required_when`);
 }
 
 interface CompiledChecks {
@@ -90,6 +112,8 @@ interface CompiledChecks {
   checks: Check[];
   overlaps: NoOverlap[];
   placeholders: string[];
+  /** For each placeholder naming a choice's label ({type.label}): value -> label. */
+  labels: Array<ReadonlyMap<unknown, string> | undefined>;
   /** The advisory locks the overlap rules need, taken in a statement of their own before the verdicts are read. */
   lock: ((ids: Sql) => Sql) | null;
 }
@@ -125,15 +149,19 @@ function overlapping(model: ResolvedModel, rule: NoOverlap, what: Sql): Sql {
 
 /**
  * One transaction-scoped advisory lock per (model, scope) the written rows fall in, in a fixed order so
- * two bulk writes cannot deadlock: writers of one scope (IP ranges of one VRF) wait for each other through
- * any number of server instances, and the one that waited sees what the other committed.
+ * two bulk writes cannot deadlock: writers of one scope (IP ranges of one VRF, terminations of one L2VPN)
+ * wait for each other through any number of server instances, and the one that waited sees what the
+ * other committed. Scopes: each no_overlap rule's `within` values, each at_most check's `per` value.
  */
-function overlapLock(model: ResolvedModel, rules: NoOverlap[]): (ids: Sql) => Sql {
+function scopeLock(model: ResolvedModel, rules: NoOverlap[], caps: Array<{ check: Check; index: number }>): (ids: Sql) => Sql {
   const keys = rules.map((rule, i) => {
     const cols = withinColumns(model, rule);
     const scope = cols.length ? sql`concat_ws('|', ${join(cols.map((c) => sql`${column('t', c)}::text`))})` : sql`''`;
     return sql`SELECT hashtext(${`${model.label}#no_overlap${i}`}::text) AS "a", hashtext(${scope}) AS "b"`;
   });
+  for (const { check, index } of caps) {
+    keys.push(sql`SELECT hashtext(${`${model.label}#at_most${index}`}::text) AS "a", hashtext(coalesce(${column('t', perColumn(model, check))}::text, '')) AS "b"`);
+  }
   return (ids) =>
     sql`SELECT count(pg_advisory_xact_lock("k"."a", "k"."b")) FROM (SELECT DISTINCT "s"."a", "s"."b" FROM ${ident(model.table)} AS "t" CROSS JOIN LATERAL (${join(keys, ' UNION ALL ')}) AS "s" WHERE "t"."id" = ANY(${ids}) ORDER BY 1, 2) AS "k"`;
 }
@@ -159,13 +187,15 @@ export function compileChecks(model: ResolvedModel): CompiledChecks | null {
   let result: CompiledChecks | null = null;
   if (checks.length || overlaps.length) {
     const messages = [...checks.map((c) => c.message), ...overlaps.map((o) => o.message)];
-    const placeholders = [...new Set(messages.flatMap((m) => [...m.matchAll(PLACEHOLDER)].map((x) => x[1]!)))].filter((p) => p !== 'other');
+    const placeholders = [...new Set(messages.flatMap((m) => [...m.matchAll(PLACEHOLDER)].map((x) => x[1]!)))].filter((p) => p !== 'other' && p !== 'count');
+    const caps = checks.flatMap((check, index) => (check.at_most !== undefined ? [{ check, index }] : []));
     const columns = join([
       ...checks.map((c, i) => sql`COALESCE((${brokenWhen(model, c)}), FALSE) AS ${ident(`c${i}`)}`),
       ...overlaps.map((o, i) => sql`${overlapping(model, o, displaySql(model, 'o'))} AS ${ident(`d${i}`)}`),
-      ...placeholders.map((p, i) => sql`(${valueAt(model, p)})::text AS ${ident(`v${i}`)}`),
+      ...placeholders.map((p, i) => sql`(${valueAt(model, labelOf(model, p)?.path ?? p)})::text AS ${ident(`v${i}`)}`),
+      ...caps.map(({ check, index }) => sql`${othersCounted(model, check)} AS ${ident(`n${index}`)}`),
     ]);
-    result = { columns, table: ident(model.table), checks, overlaps, placeholders, lock: overlaps.length ? overlapLock(model, overlaps) : null };
+    result = { columns, table: ident(model.table), checks, overlaps, placeholders, labels: placeholders.map((p) => labelOf(model, p)?.labels), lock: overlaps.length || caps.length ? scopeLock(model, overlaps, caps) : null };
   }
   compiled.set(model, result);
   return result;
@@ -197,18 +227,40 @@ export async function runChecksOnMany(db: Db, model: ResolvedModel, ids: readonl
   return out;
 }
 
+/**
+ * `{path.label}` in a message, where path ends on a choice field: the choice's label ("VPWS"), as NetBox's
+ * get_FOO_display(), rather than its value. Null for any other placeholder.
+ */
+function labelOf(model: ResolvedModel, placeholder: string): { path: string; labels: ReadonlyMap<unknown, string> } | null {
+  if (!placeholder.endsWith('.label')) return null;
+  const path = placeholder.slice(0, -'.label'.length);
+  let route: FilterPath;
+  try {
+    route = resolvePath(model, path);
+  } catch {
+    return null;
+  }
+  const choices = route.field.kind === 'choice' ? route.field.choices : undefined;
+  return choices ? { path, labels: new Map([...choices.labels].map(([v, label]) => [String(v), label])) } : null;
+}
+
 function verdicts(c: CompiledChecks, row: Record<string, unknown>): Record<string, string[]> {
   const errors: Record<string, string[]> = {};
-  const fill = (message: string, other?: unknown) =>
-    message.replace(PLACEHOLDER, (_m, p: string) => String((p === 'other' ? other : row[`v${c.placeholders.indexOf(p)}`]) ?? ''));
+  const shown = (p: string) => {
+    const value = row[`v${c.placeholders.indexOf(p)}`];
+    const label = value === null || value === undefined ? undefined : c.labels[c.placeholders.indexOf(p)]?.get(String(value));
+    return label ?? value;
+  };
+  const fill = (message: string, special: Record<string, unknown> = {}) =>
+    message.replace(PLACEHOLDER, (_m, p: string) => String((p in special ? special[p] : shown(p)) ?? ''));
   c.checks.forEach((check, i) => {
     if (row[`c${i}`] !== true) return;
-    (errors[check.field ?? 'non_field_errors'] ??= []).push(fill(check.message));
+    (errors[check.field ?? 'non_field_errors'] ??= []).push(fill(check.message, check.at_most !== undefined ? { count: row[`n${i}`] } : {}));
   });
   c.overlaps.forEach((rule, i) => {
     const other = row[`d${i}`];
     if (other === null || other === undefined) return;
-    (errors[rule.field ?? 'non_field_errors'] ??= []).push(fill(rule.message, other));
+    (errors[rule.field ?? 'non_field_errors'] ??= []).push(fill(rule.message, { other }));
   });
   return errors;
 }

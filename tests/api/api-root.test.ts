@@ -19,7 +19,7 @@ afterAll(async () => {
 });
 
 const ABSOLUTE = /^https?:\/\/[^/]+/;
-const APPLICATIONS = ['circuits', 'dcim', 'extras', 'ipam', 'plugins', 'tenancy', 'users', 'virtualization'];
+const APPLICATIONS = ['circuits', 'dcim', 'extras', 'ipam', 'plugins', 'tenancy', 'users', 'virtualization', 'vpn', 'wireless'];
 
 /** The first object types (issue 2): each application root must list at least these. */
 const FIRST_TYPES: Record<string, string[]> = {
@@ -31,6 +31,8 @@ const FIRST_TYPES: Record<string, string[]> = {
   tenancy: ['tenant-groups', 'tenants'],
   users: ['tokens', 'users'],
   virtualization: [],
+  vpn: ['l2vpn-terminations', 'l2vpns'],
+  wireless: ['wireless-lan-groups', 'wireless-lans', 'wireless-links'],
 };
 
 /** Every exposed endpoint of an application, as the definitions declare them: object types and listed views. */

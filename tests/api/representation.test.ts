@@ -86,7 +86,7 @@ const CASES: Record<string, Case> = {
     brief: ['id', 'url', 'display', 'vid', 'name', 'display_name'],
     differences: {
       ...NONE,
-      notYet: { l2vpn_termination: 'ipam.l2vpntermination' },
+      notYet: { l2vpn_termination: 'vpn.l2vpntermination' },
       extra: { display_name: 'spec 2.2: VLAN carries display_name beside display' },
     },
   },

@@ -264,6 +264,13 @@ export function validObjects(app: () => TestApp): ValidObjects {
         if (parts.length === 2 && parts[0] === f.name) preset[parts[1]!] = value;
       }
     }
+    // A value the holder allows only while the new object holds one of some values (a wireless link's interface
+    // type): the new object gets the first of them.
+    for (const c of holder.def.checks ?? []) {
+      const [path, values] = Object.entries(c.only_when ?? {})[0] ?? [];
+      const parts = path?.split('.') ?? [];
+      if (parts.length === 2 && parts[0] === f.name && values?.length) preset[parts[1]!] = values[0];
+    }
     return createOne(f.target!, depth, preset);
   }
 

@@ -92,9 +92,14 @@ export type Field = {
    */
   choices?: string;
   /**
-   * Target model as app.model (fk, m2m), or the list of types a generic_fk may point at (each app.model, none of them private), or "*" for a generic_fk of a read-only model: every change-logged type (the change log's changed_object).
+   * Target model as app.model (fk, m2m), or the list of types a generic_fk may point at (each app.model, none of them private), or {"feature": ...} (every type declaring that feature), or "*" for a generic_fk of a read-only model: every change-logged type (the change log's changed_object).
    */
-  to?: string | string[];
+  to?:
+    | string
+    | string[]
+    | {
+        feature: 'journaling' | 'bookmarks' | 'image_attachments' | 'contacts';
+      };
   /**
    * What deleting the target does: protect (refuse), cascade (delete this row too), set_null (clear the reference); keep (generic_fk only): the type and id stay as they were and the relation shows null once the target is gone (the change log's changed_object).
    */
@@ -236,6 +241,14 @@ export type Field = {
   where?: {
     [k: string]: string | number | boolean;
   };
+  /**
+   * link_peers (objects and type): a model of path_node kind link (app.model) whose ends point at this model; an object with no row of `of` (no cable) shows the object at the other end of its link instead (an interface's link_peers across a wireless link).
+   */
+  or_link?: string;
+  /**
+   * related: a second foreign key of the `of` rows to this model; a row points here through either (a wireless link's interface_a or interface_b: an interface's wireless_link).
+   */
+  or_via?: string;
   /**
    * related: at most one row matches (with where): the field is that object or null, not a list.
    */
@@ -392,7 +405,24 @@ export type Check = {
    */
   excludes?: [string, ...string[]];
   /**
-   * The error; {path} placeholders (rack.name, group.min_vid) are filled with the values read through those paths.
+   * With per: at most this many rows of this model may share the value of `per` (while `when` holds). Judged after a transaction-scoped advisory lock on the model and that value, so concurrent writers through any number of instances cannot both pass. {count} in the message is the number of other rows sharing it. NetBox's point-to-point L2VPN: two terminations.
+   */
+  at_most?: number;
+  /**
+   * With at_most: the stored field (a foreign key: l2vpn) whose rows are counted together.
+   */
+  per?: string;
+  /**
+   * With at_most: the cap holds only while the path named holds one of the values listed ({"l2vpn.type": ["vpws", "epl"]}); values compared as text.
+   */
+  when?: {
+    /**
+     * @minItems 1
+     */
+    [k: string]: [string | number | boolean, ...(string | number | boolean)[]];
+  };
+  /**
+   * The error; {path} placeholders (rack.name, group.min_vid) are filled with the values read through those paths, {path.label} with the label of a choice field's value ("VPWS"), {count} (at_most) with the number of other rows counted.
    */
   message: string;
 } & Check1;
@@ -526,7 +556,7 @@ export interface ModelDefinition {
    */
   instantiate?: InstantiateRule[];
   /**
-   * The part objects of this type play in cable paths (NetBox's CablePath.from_origin), stored when cables change: endpoint (a path starts and ends here: interfaces, console and power ports, power feeds); front_port (continues to the rear port `rear_port` at position `position`); rear_port (`positions` positions, continuing to the front ports mapped to it); circuit_termination (continues to the termination of the same `circuit` on the other `side`, or ends at its `ends`: provider network or site); cable (`status`: a path through one not `connected` is inactive); cable_termination (`cable`, `end`, `termination`: what attaches cables); path and path_end (the stores: `path`, `is_complete`, `is_active`, `is_split`; `path`, `end`, `node`). See docs/model-authors.md, Cable paths.
+   * The part objects of this type play in cable paths (NetBox's CablePath.from_origin), stored when cables change: endpoint (a path starts and ends here: interfaces, console and power ports, power feeds); front_port (continues to the rear port `rear_port` at position `position`); rear_port (`positions` positions, continuing to the front ports mapped to it); circuit_termination (continues to the termination of the same `circuit` on the other `side`, or ends at its `ends`: provider network or site); cable (`status`: a path through one not `connected` is inactive); link (a row joining the endpoint its foreign key `a` names to the one `b` names, as a cable would, with a `status`: a wireless link; a cabled endpoint's cable wins); cable_termination (`cable`, `end`, `termination`: what attaches cables); path and path_end (the stores: `path`, `is_complete`, `is_active`, `is_split`; `path`, `end`, `node`). See docs/model-authors.md, Cable paths.
    */
   path_node?: {
     kind:
@@ -535,9 +565,18 @@ export interface ModelDefinition {
       | 'rear_port'
       | 'circuit_termination'
       | 'cable'
+      | 'link'
       | 'cable_termination'
       | 'path'
       | 'path_end';
+    /**
+     * link: the foreign key to the endpoint at one end.
+     */
+    a?: string;
+    /**
+     * link: the foreign key to the endpoint at the other end.
+     */
+    b?: string;
     rear_port?: string;
     position?: string;
     positions?: string;
@@ -608,6 +647,10 @@ export interface ModelDefinition {
    * Security state (users, groups, permissions, tokens, sessions): never the target of a generic relation, nor named by a field with names_type unless it allows private types. A model with a secret or password field must be private.
    */
   private?: boolean;
+  /**
+   * Features of NetBox other types offer this one (NetBox's model features): journaling (journal entries), bookmarks, image_attachments, contacts (contact assignments). A generic relation written "to": {"feature": "journaling"} points at every type declaring the feature, so a new type opts in from its own file.
+   */
+  features?: ('journaling' | 'bookmarks' | 'image_attachments' | 'contacts')[];
   /**
    * A foreign key to the user role set to the caller when an object is created and the body does not name it (a journal entry's created_by). Unlike owner_field it limits nobody's view.
    */

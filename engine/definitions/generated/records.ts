@@ -101,6 +101,11 @@ export interface Records {
   'virtualization.virtualdisk'?: VirtualizationVirtualdisk;
   'virtualization.virtualmachine'?: VirtualizationVirtualmachine;
   'virtualization.vminterface'?: VirtualizationVminterface;
+  'vpn.l2vpn'?: VpnL2Vpn;
+  'vpn.l2vpntermination'?: VpnL2Vpntermination;
+  'wireless.wirelesslan'?: WirelessWirelesslan;
+  'wireless.wirelesslangroup'?: WirelessWirelesslangroup;
+  'wireless.wirelesslink'?: WirelessWirelesslink;
 }
 /**
  * This interface was referenced by `Records`'s JSON-Schema
@@ -1600,6 +1605,9 @@ export interface DcimInterface {
     label: string;
   } | null;
   _occupied: boolean;
+  wireless_link: WirelessWirelesslinkBrief | null;
+  wireless_lans: WirelessWirelesslanBrief[];
+  l2vpn_termination: VpnL2VpnterminationBrief | null;
   vrf: IpamVrfBrief | null;
   vdcs: DcimVirtualdevicecontextBrief[];
   tags: ExtrasTagBrief[];
@@ -1637,6 +1645,64 @@ export interface IpamVlanBrief {
   vid: number;
   name: string;
   display_name: unknown;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "WirelessWirelesslinkBrief".
+ */
+export interface WirelessWirelesslinkBrief {
+  id: number;
+  url: string;
+  display: string;
+  ssid: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "WirelessWirelesslanBrief".
+ */
+export interface WirelessWirelesslanBrief {
+  id: number;
+  url: string;
+  display: string;
+  ssid: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "VpnL2vpnterminationBrief".
+ */
+export interface VpnL2VpnterminationBrief {
+  id: number;
+  url: string;
+  display: string;
+  l2vpn: VpnL2VpnBrief | null;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "VpnL2vpnBrief".
+ */
+export interface VpnL2VpnBrief {
+  id: number;
+  url: string;
+  display: string;
+  identifier: number | null;
+  name: string;
+  slug: string;
+  type:
+    | (
+        | 'vpws'
+        | 'vpls'
+        | 'vxlan'
+        | 'vxlan-evpn'
+        | 'mpls-evpn'
+        | 'pbb-evpn'
+        | 'epl'
+        | 'evpl'
+        | 'ep-lan'
+        | 'evp-lan'
+        | 'ep-tree'
+        | 'evp-tree'
+      )
+    | null;
 }
 /**
  * This interface was referenced by `Records`'s JSON-Schema
@@ -3976,6 +4042,7 @@ export interface IpamVlan {
   role: IpamRoleBrief | null;
   description: string;
   comments: string;
+  l2vpn_termination: VpnL2VpnterminationBrief | null;
   tags: ExtrasTagBrief[];
   custom_fields: {};
   display_name: unknown;
@@ -4469,6 +4536,7 @@ export interface VirtualizationVminterface {
   untagged_vlan: IpamVlanBrief | null;
   tagged_vlans: IpamVlanBrief[];
   vrf: IpamVrfBrief | null;
+  l2vpn_termination: VpnL2VpnterminationBrief | null;
   tags: ExtrasTagBrief[];
   custom_fields: {};
   count_ipaddresses: number;
@@ -4486,6 +4554,160 @@ export interface VirtualizationVminterfaceBrief {
   display: string;
   virtual_machine: VirtualizationVirtualmachineBrief | null;
   name: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "VpnL2vpn".
+ */
+export interface VpnL2Vpn {
+  id: number;
+  url: string;
+  display: string;
+  identifier: number | null;
+  name: string;
+  slug: string;
+  type: {
+    value:
+      | 'vpws'
+      | 'vpls'
+      | 'vxlan'
+      | 'vxlan-evpn'
+      | 'mpls-evpn'
+      | 'pbb-evpn'
+      | 'epl'
+      | 'evpl'
+      | 'ep-lan'
+      | 'evp-lan'
+      | 'ep-tree'
+      | 'evp-tree';
+    label: string;
+  } | null;
+  import_targets: IpamRoutetargetBrief[];
+  export_targets: IpamRoutetargetBrief[];
+  description: string;
+  comments: string;
+  tenant: TenancyTenantBrief | null;
+  tags: ExtrasTagBrief[];
+  custom_fields: {};
+  created: string;
+  last_updated: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "VpnL2vpntermination".
+ */
+export interface VpnL2Vpntermination {
+  id: number;
+  url: string;
+  display: string;
+  l2vpn: VpnL2VpnBrief | null;
+  assigned_object_type: string | null;
+  assigned_object_id: number | null;
+  assigned_object: {
+    id: number;
+    url: string;
+    display: string;
+  } | null;
+  tags: ExtrasTagBrief[];
+  custom_fields: {};
+  created: string;
+  last_updated: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "WirelessWirelesslan".
+ */
+export interface WirelessWirelesslan {
+  id: number;
+  url: string;
+  display: string;
+  ssid: string;
+  group: WirelessWirelesslangroupBrief | null;
+  status: {
+    value: 'active' | 'reserved' | 'disabled' | 'deprecated';
+    label: string;
+  } | null;
+  vlan: IpamVlanBrief | null;
+  tenant: TenancyTenantBrief | null;
+  auth_type: {
+    value: 'open' | 'wep' | 'wpa-personal' | 'wpa-enterprise';
+    label: string;
+  } | null;
+  auth_cipher: {
+    value: 'auto' | 'tkip' | 'aes';
+    label: string;
+  } | null;
+  auth_psk?: string;
+  description: string;
+  comments: string;
+  tags: ExtrasTagBrief[];
+  custom_fields: {};
+  created: string;
+  last_updated: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "WirelessWirelesslangroupBrief".
+ */
+export interface WirelessWirelesslangroupBrief {
+  id: number;
+  url: string;
+  display: string;
+  name: string;
+  slug: string;
+  wirelesslan_count: number;
+  _depth: number;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "WirelessWirelesslangroup".
+ */
+export interface WirelessWirelesslangroup {
+  id: number;
+  url: string;
+  display: string;
+  _depth: number;
+  parent: WirelessWirelesslangroupBrief | null;
+  name: string;
+  slug: string;
+  description: string;
+  tags: ExtrasTagBrief[];
+  custom_fields: {};
+  wirelesslan_count: number;
+  created: string;
+  last_updated: string;
+}
+/**
+ * This interface was referenced by `Records`'s JSON-Schema
+ * via the `definition` "WirelessWirelesslink".
+ */
+export interface WirelessWirelesslink {
+  id: number;
+  url: string;
+  display: string;
+  interface_a: DcimInterfaceBrief | null;
+  interface_b: DcimInterfaceBrief | null;
+  ssid: string;
+  status: {
+    value: 'connected' | 'planned' | 'decommissioning';
+    label: string;
+  } | null;
+  tenant: TenancyTenantBrief | null;
+  auth_type: {
+    value: 'open' | 'wep' | 'wpa-personal' | 'wpa-enterprise';
+    label: string;
+  } | null;
+  auth_cipher: {
+    value: 'auto' | 'tkip' | 'aes';
+    label: string;
+  } | null;
+  auth_psk?: string;
+  description: string;
+  comments: string;
+  tags: ExtrasTagBrief[];
+  custom_fields: {};
+  created: string;
+  last_updated: string;
 }
 /**
  * This interface was referenced by `Records`'s JSON-Schema

@@ -44,6 +44,25 @@ async function across(db: Db, p: PathNodes, type: string, nodeIds: number[]): Pr
   return { cables: cables.map((c) => ({ id: Number(c.id), status: c.status })), far: far.map((r): PathNode => [r.type, Number(r.id)]) };
 }
 
+/**
+ * The link rows (a wireless link) attached to these endpoints, and the endpoints at their other ends: NetBox's
+ * from_origin when an interface's link is a WirelessLink rather than a cable.
+ */
+async function acrossLinks(db: Db, p: PathNodes, type: string, nodeIds: number[]): Promise<{ links: Array<{ node: PathNode; status: string }>; far: PathNode[] }> {
+  for (const [model, l] of p.links) {
+    if (l.a.target.label !== type && l.b.target.label !== type) continue;
+    const rows = await runRows<{ id: number | string; status: string; a: number | string; b: number | string }>(db, sql`SELECT "id", ${ident(l.status)} AS "status", ${ident(l.a.column)} AS "a", ${ident(l.b.column)} AS "b"
+      FROM ${ident(model.table)} WHERE ${ident(l.a.column)} = ANY(${nodeIds}) OR ${ident(l.b.column)} = ANY(${nodeIds}) ORDER BY "id"`);
+    if (!rows.length) continue;
+    const near = new Set(nodeIds);
+    return {
+      links: rows.map((r) => ({ node: [model.label, Number(r.id)], status: r.status })),
+      far: rows.map((r): PathNode => (near.has(Number(r.a)) && l.a.target.label === type ? [l.b.target.label, Number(r.b)] : [l.a.target.label, Number(r.a)])),
+    };
+  }
+  return { links: [], far: [] };
+}
+
 function modelOf(registry: Registry, label: string): ResolvedModel | undefined {
   return registry.models.get(label);
 }
@@ -65,13 +84,17 @@ async function trace(db: Db, registry: Registry, p: PathNodes, origin: PathNode)
   for (let hop = 0; terms.length && hop < MAX_HOPS; hop++) {
     const type = terms[0]![0];
     path.push(terms);
-    const { cables, far } = await across(db, p, type, terms.map((n) => n[1]));
-    if (!cables.length) {
+    const cabled = await across(db, p, type, terms.map((n) => n[1]));
+    // A cable wins; without one, a link row (a wireless link) joins the endpoints as a cable would.
+    const { links, far } = cabled.cables.length
+      ? { links: cabled.cables.map((c) => ({ node: [p.cable.model.label, c.id] as PathNode, status: c.status })), far: cabled.far }
+      : await acrossLinks(db, p, type, terms.map((n) => n[1]));
+    if (!links.length) {
       if (path.length === 1) return null;
       break;
     }
-    path.push(cables.map((c): PathNode => [p.cable.model.label, c.id]));
-    if (cables.some((c) => c.status !== 'connected')) isActive = false;
+    path.push(links.map((c) => c.node));
+    if (links.some((c) => c.status !== 'connected')) isActive = false;
     // The far ends are recorded whatever comes next (an empty hop when the cable has none).
     path.push(far);
     if (!far.length) break;
@@ -217,6 +240,17 @@ async function passThroughNodes(db: Db, p: PathNodes, model: ResolvedModel, ids:
   return nodes;
 }
 
+/** The origins a change to these link rows may alter: the endpoints they join now, and every path through them. */
+async function linkOrigins(db: Db, p: PathNodes, model: ResolvedModel, ids: number[]): Promise<PathNode[]> {
+  const l = p.links.get(model)!;
+  const rows = await runRows<{ a: number | string; b: number | string }>(db, sql`SELECT ${ident(l.a.column)} AS "a", ${ident(l.b.column)} AS "b" FROM ${ident(model.table)} WHERE "id" = ANY(${ids}) ORDER BY "id"`);
+  const ends = rows.flatMap((r): PathNode[] => [[l.a.target.label, Number(r.a)], [l.b.target.label, Number(r.b)]]);
+  const through = await originsThrough(db, p, ids.map((id): PathNode => [model.label, id]));
+  const seen = new Map<string, PathNode>();
+  for (const n of [...ends, ...through]) seen.set(`${n[0]}:${n[1]}`, n);
+  return [...seen.values()];
+}
+
 function isPassThrough(p: PathNodes, model: ResolvedModel): boolean {
   return p.front.has(model) || p.rear.has(model);
 }
@@ -228,7 +262,11 @@ function isPassThrough(p: PathNodes, model: ResolvedModel): boolean {
 export async function pathsWritten(db: Db, registry: Registry, model: ResolvedModel, ids: number[]): Promise<void> {
   const p = pathNodes(registry);
   if (!p || !ids.length) return;
-  if (p.cable.model === model) await cablesWritten(db, registry, model, ids);
+  const link = p.links.get(model);
+  if (link) {
+    await lock(db);
+    await retrace(db, registry, p, await linkOrigins(db, p, model, ids));
+  } else if (p.cable.model === model) await cablesWritten(db, registry, model, ids);
   else if (p.termination.model === model) await cablesWritten(db, registry, p.cable.model, await cablesOf(db, p, ids));
   else if (isPassThrough(p, model)) {
     await lock(db);
@@ -239,7 +277,7 @@ export async function pathsWritten(db: Db, registry: Registry, model: ResolvedMo
 /** Whether writes of this model's objects retrace paths (the engine then writes them outside its one-statement path). */
 export function writesRetracePaths(model: ResolvedModel): boolean {
   const kind = model.def.path_node?.kind;
-  return kind === 'cable' || kind === 'cable_termination' || kind === 'front_port' || kind === 'rear_port';
+  return kind === 'cable' || kind === 'link' || kind === 'cable_termination' || kind === 'front_port' || kind === 'rear_port';
 }
 
 /**
@@ -248,8 +286,13 @@ export function writesRetracePaths(model: ResolvedModel): boolean {
  */
 export async function pathsDeleting(db: Db, registry: Registry, model: ResolvedModel, cableIds: number[]): Promise<() => Promise<void>> {
   const p = pathNodes(registry);
-  if (!p || !cableIds.length || (p.cable.model !== model && !isPassThrough(p, model))) return async () => {};
+  if (!p || !cableIds.length || (p.cable.model !== model && !isPassThrough(p, model) && !p.links.has(model))) return async () => {};
   await lock(db);
+  // A link going: its two endpoints and the paths through it are traced again without it.
+  if (p.links.has(model)) {
+    const origins = await linkOrigins(db, p, model, cableIds);
+    return () => retrace(db, registry, p, origins);
+  }
   // A pass-through port going: the paths through it are traced again without it (their nodes would name nothing).
   const origins = p.cable.model === model ? await affectedOrigins(db, registry, p, cableIds) : await originsThrough(db, p, await passThroughNodes(db, p, model, cableIds));
   return () => retrace(db, registry, p, origins);

@@ -155,7 +155,9 @@ export function readDefinitions(dir = SCHEMA_DIR): Definitions {
       if (def.type === 'tags') field.target = need(tagModel?.label, `${model.label}.${name} (tags need a model with role tag)`);
       if (def.type === 'm2m' || def.type === 'tags') field.joinTable = sqlName(model.table, name);
       if (def.type === 'generic_fk') {
-        const to = Array.isArray(def.to) ? def.to : [def.to ?? ''];
+        // {"feature": X}: every type whose own file lists X among its features (docs/model-authors.md, features).
+        const given = def.to;
+        const to = Array.isArray(given) ? given : typeof given === 'object' ? [...models.values()].filter((m) => m.def.features?.includes(given.feature)).map((m) => m.label) : [given ?? ''];
         field.genericTargets = to.flatMap((l) => models.get(l) ?? []);
         field.typeColumn = def.type_field ?? `${name}_type`;
         field.idColumn = def.id_field ?? `${name}_id`;

@@ -24,6 +24,18 @@ export const PATCHBAY_ONLY_ENDPOINTS: Array<{ endpoint: string; why: string }> =
   { endpoint: 'extras/event-deliveries', why: 'the transactional outbox of events, with each delivery\'s status and last error (NetBox keeps them in Redis queues): tests/events/delivery.test.ts' },
 ];
 
+/**
+ * Endpoints NetBox 3.7 has whose filters the reference data (netbox-3.7-api.json, condensed for the circuits,
+ * dcim, extras, ipam, plugins, tenancy, users and virtualization apps) does not hold: their filters are
+ * tested by their own suites until the reference covers them (an endpoint it holds must leave this list).
+ */
+export const UNREFERENCED_ENDPOINTS: Array<{ endpoint: string; why: string }> = [
+  ...['vpn/l2vpns', 'vpn/l2vpn-terminations', 'wireless/wireless-lan-groups', 'wireless/wireless-lans', 'wireless/wireless-links'].map((endpoint) => ({
+    endpoint,
+    why: 'the vpn and wireless apps are outside the reference data: tests/wireless/',
+  })),
+];
+
 /** Filters and lookups NetBox has that Patchbay does not. Those marked "one line" are a single declaration in schema/. */
 export const GAPS: Difference[] = [
   // IPAM filters not served yet.
@@ -36,7 +48,7 @@ export const GAPS: Difference[] = [
   { why: 'a range bound under a name of its own: the timestamp\'s own lookups do it (created__gte, created__lte); timestamps are not fields a declared filter can reach yet, docs/events.md', on: { 'extras/journal-entries': ['created_after', 'created_before'] } },
   { why: 'data sources (config contexts synchronised from them)', notYet: 'core.datasource', on: { 'extras/config-contexts': ['data_source_id', 'data_synced'] } },
   { why: 'data files', notYet: 'core.datafile', on: { 'extras/config-contexts': ['data_file_id'] } },
-  { why: 'L2VPNs', notYet: 'vpn.l2vpn', on: { 'dcim/interfaces': ['l2vpn', 'l2vpn_id'], 'ipam/vlans': ['l2vpn', 'l2vpn_id'], 'virtualization/interfaces': ['l2vpn', 'l2vpn_id'] } },
+  { why: 'objects by the L2VPN terminating on them: a declared path cannot follow a generic relation backwards (l2vpn_terminations.l2vpn); /api/vpn/l2vpn-terminations/?interface_id= answers it from the other side', on: { 'dcim/interfaces': ['l2vpn', 'l2vpn_id'], 'ipam/vlans': ['l2vpn', 'l2vpn_id'], 'virtualization/interfaces': ['l2vpn', 'l2vpn_id'] } },
   {
     why: 'whether the device (type) has components of a kind: NetBox tests the reverse relation; a declared is_set reaches no reverse relation (as "interfaces" on devices below)',
     on: {
@@ -264,7 +276,7 @@ export const EXTRAS: Difference[] = [
   {
     why: 'a many-to-many field gives <field>_id and <field> under its own name (docs/filtering.md); NetBox names these filters in the singular (see GAPS) or has none',
     on: {
-      'dcim/interfaces': ['tagged_vlans', 'tagged_vlans_id', 'vdcs', 'vdcs_id'],
+      'dcim/interfaces': ['tagged_vlans', 'tagged_vlans_id', 'vdcs', 'vdcs_id', 'wireless_lans', 'wireless_lans_id'],
       'virtualization/interfaces': ['tagged_vlans', 'tagged_vlans_id'],
       'users/users': ['groups', 'groups_id'],
       'users/permissions': ['groups', 'groups_id', 'users', 'users_id'],
