@@ -34,23 +34,23 @@ test('a feature relation points at every type offering the feature, in label ord
 });
 
 test('a private type offers no feature: refused at load with its file and pointer', () => {
-  expect(() => resolveRegistry(patched('users.token', (d) => (d.features = ['bookmarks'])))).toThrow(/schema\/users\/token\.json#\/features: users\.token is private: no generic relation may point at it, so it offers no bookmarks/);
+  expect(() => resolveRegistry(patched('users.token', (d) => (d.features = ['bookmarks'])))).toThrow(/schema\/users\/token\.json:\/features: users\.token is private: no generic relation may point at it, so it offers no bookmarks/);
 });
 
 test('an at_most cap counts by a stored field; when belongs to a cap', () => {
-  expect(() => resolveRegistry(patched('vpn.l2vpntermination', (d) => (d.checks[0].per = 'nothing')))).toThrow(/#\/checks\/0\/per: "nothing" is not a single stored field of vpn.l2vpntermination/);
-  expect(() => resolveRegistry(patched('vpn.l2vpntermination', (d) => (d.checks[0].when = { 'l2vpn.type': ['p2p'] })))).toThrow(/#\/checks\/0\/when\/l2vpn.type\/0: "p2p" is not in choice set l2vpn_type/);
-  expect(() => resolveRegistry(patched('wireless.wirelesslink', (d) => (d.checks[0].when = { ssid: ['x'] })))).toThrow(/#\/checks\/0\/when: when is the condition of an at_most cap/);
+  expect(() => resolveRegistry(patched('vpn.l2vpntermination', (d) => (d.checks[0].per = 'nothing')))).toThrow(/:\/checks\/0\/per: "nothing" is not a single stored field of vpn.l2vpntermination/);
+  expect(() => resolveRegistry(patched('vpn.l2vpntermination', (d) => (d.checks[0].when = { 'l2vpn.type': ['p2p'] })))).toThrow(/:\/checks\/0\/when\/l2vpn.type\/0: "p2p" is not in choice set l2vpn_type/);
+  expect(() => resolveRegistry(patched('wireless.wirelesslink', (d) => (d.checks[0].when = { ssid: ['x'] })))).toThrow(/:\/checks\/0\/when: when is the condition of an at_most cap/);
 });
 
 test('displays through relations, or_via, or_link and links name what exists', () => {
-  expect(() => resolveRegistry(patched('vpn.l2vpntermination', (d) => (d.display = '{assigned_object} <> {l2vpn.nothing}')))).toThrow(/unknown field "l2vpn.nothing" in display template/);
-  expect(() => resolveRegistry(patched('dcim.interface', (d) => (d.fields.wireless_link.or_via = 'tenant')))).toThrow(/#\/fields\/wireless_link\/or_via: "tenant" is not, beside via, a second foreign key of wireless.wirelesslink to dcim.interface/);
-  expect(() => resolveRegistry(patched('dcim.interface', (d) => (d.fields.link_peers.or_link = 'dcim.cable')))).toThrow(/#\/fields\/link_peers\/or_link: "dcim.cable" is not a model of path_node kind link whose ends are dcim.interface/);
+  expect(() => resolveRegistry(patched('vpn.l2vpntermination', (d) => (d.display = '{assigned_object} <> {l2vpn.nothing}')))).toThrow(/l2vpn-termination\.json:\/display: "{l2vpn.nothing}": vpn.l2vpn has no field "nothing"/);
+  expect(() => resolveRegistry(patched('dcim.interface', (d) => (d.fields.wireless_link.or_via = 'tenant')))).toThrow(/:\/fields\/wireless_link\/or_via: "tenant" is not, beside via, a second foreign key of wireless.wirelesslink to dcim.interface/);
+  expect(() => resolveRegistry(patched('dcim.interface', (d) => (d.fields.link_peers.or_link = 'dcim.cable')))).toThrow(/:\/fields\/link_peers\/or_link: "dcim.cable" is not a model of path_node kind link whose ends are dcim.interface/);
   // A link whose end is not an endpoint: refused by the interface naming it, and by the path nodes themselves.
   expect(() => resolveRegistry(patched('wireless.wirelesslink', (d) => (d.path_node.b = 'tenant')))).toThrow(/"wireless.wirelesslink" is not a model of path_node kind link whose ends are dcim.interface/);
   const unnamed = patched('wireless.wirelesslink', (d) => (d.path_node.b = 'tenant'));
   const iface = unnamed.find((l) => l.def.app === 'dcim' && l.def.model === 'interface')!.def as unknown as { fields: Record<string, Record<string, unknown>> };
   for (const f of ['link_peers', 'link_peers_type']) delete iface.fields[f]!.or_link;
-  expect(() => pathNodes(resolveRegistry(unnamed))).toThrow(/schema\/wireless\/wireless-link\.json#\/path_node\/b: tenancy.tenant is not an endpoint path node/);
+  expect(() => pathNodes(resolveRegistry(unnamed))).toThrow(/schema\/wireless\/wireless-link\.json:\/path_node\/b: tenancy.tenant is not an endpoint path node/);
 });
