@@ -4,6 +4,7 @@ import { sendObject } from '../support/send-object';
 import { loadRegistry } from '../../engine/boot';
 import type { ResolvedField, ResolvedModel, UniqueSet } from '../../engine/definitions/registry-types';
 import { type Body, RELATIONAL, detailUrl, genericKeys, genericTargetsIn, listUrl, pointsBackAtSelf, servedModels, creatableModels, validObjects } from '../support/valid-objects';
+import { catalogueTest, onlySelected, testEach } from '../support/selected-types';
 
 /**
  * "Tests cover each model's uniqueness rules, defaults and protected deletes." Every case is generated
@@ -22,7 +23,7 @@ const ROOT = path.resolve(__dirname, '..', '..');
 // Cases are generated while jest collects them, before the app starts: read the schema directory
 // startTestApp() serves. Inside each test the model is taken from t.registry.
 const DEFINITIONS = loadRegistry(path.join(ROOT, 'schema'));
-const MODELS = creatableModels(DEFINITIONS);
+const MODELS = onlySelected(creatableModels(DEFINITIONS));
 
 let t: TestApp;
 const objects = validObjects(() => t);
@@ -97,7 +98,7 @@ const DEFAULT_CASES = DEFAULT_MODELS.flatMap((m) =>
 );
 
 describe('defaults', () => {
-  test.each(DEFAULT_CASES.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
+  testEach(DEFAULT_CASES.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
     const f = model(c.label).fields.get(c.field)!;
     const bare = await bareObject(c.label);
     if (f.def.default_fn === undefined) {
@@ -185,7 +186,7 @@ const UNIQUE_CASES = MODELS.flatMap((m) =>
 );
 
 describe('uniqueness', () => {
-  test.each(UNIQUE_CASES.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
+  testEach(UNIQUE_CASES.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
     const m = model(c.label);
     const rule = m.uniques[c.index]!;
     const fields = rule.fields.map((n) => m.fields.get(n)!);
@@ -266,7 +267,7 @@ const DELETE_CASES: DeleteCase[] = MODELS.flatMap((m) =>
 );
 
 describe('deletes', () => {
-  test.each(DELETE_CASES.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
+  testEach(DELETE_CASES.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
     const m = model(c.label);
     const f = m.fields.get(c.field)!;
     const target = model(c.target);
@@ -321,7 +322,7 @@ describe('deletes', () => {
 const FLOORS = { models: 47, defaults: 50, defaultFns: 2, uniqueFields: 43, uniqueTogether: 32, protect: 44, cascade: 11, setNull: 29, genericDeletes: 12 };
 
 describe('the generated cases', () => {
-  test('cover at least the rules defined today', () => {
+  catalogueTest('cover at least the rules defined today', () => {
     const count = (on: OnDelete) => DELETE_CASES.filter((c) => !c.generic && c.onDelete === on).length;
     const counts = {
       models: MODELS.length,
