@@ -94,8 +94,8 @@ export function splitPreset(preset: Preset): { own: Preset; through: Map<string,
 
 /**
  * Makes a body keep the checks judged on the object's own fields: an only_when on one of its fields
- * (the field set while the path holds none of the values: the path gets the first, unless `fixed`,
- * values the caller chose, holds it), and an excludes (the boolean made false when a path is set).
+ * (the field set while the path holds none of the values: the path gets the first), and an excludes
+ * (the boolean made false when a path is set). `fixed` names values the caller chose: never changed.
  */
 export function keepOwnChecks(model: CheckedModel, body: Record<string, unknown>, fixed: ReadonlySet<string> = new Set()): void {
   const isSet = (k: string) => body[k] !== undefined && body[k] !== null;
@@ -107,6 +107,6 @@ export function keepOwnChecks(model: CheckedModel, body: Record<string, unknown>
       if (isSet(path) && values.some((v) => String(v) === String(body[path]))) continue;
       body[path] = valueFromCheck(model.fields.get(path), values[0]!);
     }
-    if (c.excludes && c.field && body[c.field] === true && c.excludes.some((p) => !p.includes('.') && isSet(p))) body[c.field] = false;
+    if (c.excludes && c.field && !fixed.has(c.field) && body[c.field] === true && c.excludes.some((p) => !p.includes('.') && isSet(p))) body[c.field] = false;
   }
 }
