@@ -6,7 +6,8 @@ import { keepOwnChecks, presetForRelation, splitPreset, type Preset } from './ch
 
 /**
  * Valid objects of any served type, built from the definitions alone: every required field gets a value
- * its kind accepts, required relations are created first, and the model's checks are kept. Shared by the
+ * its kind accepts, required relations are created first, and the model's checks are kept (check-presets.ts
+ * reads the ones judged through relations). Shared by the
  * suites that generate their cases from the registry (bad input, catalogue rules), so a new schema file
  * is covered without a hand-written factory.
  */
@@ -86,8 +87,9 @@ export interface ValidObjects {
   /** genericTargetsIn the app's registry. */
   genericTargets(f: ResolvedField): ResolvedModel[];
   /**
-   * A new object for `holder`'s relation `f`, consistent with the holder's `same` checks given its body:
-   * when a check compares `f.<x>` with another path of the holder, the new object's `x` is that path's value.
+   * A new object for `holder`'s relation `f`, consistent with the holder's checks given its body: when a
+   * `same` check compares `f.<x>` with another path of the holder, the new object's `x` is that path's value;
+   * an `only_when` reading through `f` (`f.type`, `f.device.status`) gets the first value it lists.
    */
   relatedFor(holder: ResolvedModel, f: ResolvedField, body: Body): Promise<number>;
   /** Sets a relation in a body, dropping what an at_most_one check says cannot be set beside it. */
