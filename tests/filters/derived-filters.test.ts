@@ -212,11 +212,13 @@ for (const defined of onlySelected(listed).filter((m) => !m.def.read_only)) {
     let sets: Map<string, number[]>;
     let u: Universe;
 
+    // A model with many relations to fill (a cable and its terminations' devices) takes most of a minute here on
+    // a crowded 2-core machine; jest's 60 s default for a hook failed all its tests at once (load average 12).
     beforeAll(async () => {
       const families = planned.map((p) => p.fam).filter((f): f is Family => typeof f !== 'string');
       sets = await generateSets(t, factory, model, families);
       u = await universes.get(neededModels(model, families));
-    });
+    }, 180_000);
 
     // The custom fields made here apply to other types, and some are required: objects of those types
     // made later in this file would be refused for lacking a value. They go once their filters are tested.
