@@ -1,11 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { compile, compileFromFile, type JSONSchema } from 'json-schema-to-typescript';
-
-type JSONSchema4 = JSONSchema;
+import { compileFromFile } from 'json-schema-to-typescript';
 import type { Config } from '../config';
 import { loadRegistry } from '../boot';
-import { representationName, representationSchema } from '../openapi/representation-schema';
 import { referenceDoc, type DescribeAppView, type DescribeDetailAction } from '../definitions/reference-doc';
 import { appView } from '../http/app-views';
 import { detailAction } from '../http/detail-actions';
@@ -22,19 +19,9 @@ async function render(config: Config): Promise<Map<string, string>> {
   const applications = await compileFromFile(path.join(config.schemaDir, 'applications.schema.json'), { ...style, cwd: config.schemaDir });
   out.set('engine/definitions/generated/applications-definition.ts', `${BANNER('schema/applications.schema.json')}\n${applications}`);
 
+  // The definitions' own TypeScript types only: a type per model's record had no reader (the API's shapes
+  // are the OpenAPI document, derived at run time), so none is generated.
   const registry = loadRegistry(config.schemaDir);
-  const definitions: Record<string, JSONSchema4> = {};
-  const models = [...registry.models.values()].sort((a, b) => a.label.localeCompare(b.label));
-  for (const m of models) {
-    definitions[representationName(m, 'full')] = representationSchema(m, 'full') as JSONSchema4;
-    definitions[representationName(m, 'brief')] = representationSchema(m, 'brief') as JSONSchema4;
-  }
-  const records = await compile(
-    { title: 'Records', type: 'object', additionalProperties: false, properties: Object.fromEntries(models.map((m) => [m.label, { $ref: `#/definitions/${representationName(m, 'full')}` }])), definitions },
-    'Records',
-    { ...style, unreachableDefinitions: true },
-  );
-  out.set('engine/definitions/generated/records.ts', `${BANNER('schema/<app>/<model>.json')}\n${records}`);
   out.set('docs/object-types.md', referenceDoc(registry, describeDetailAction, describeAppView));
   return out;
 }

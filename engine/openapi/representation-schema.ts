@@ -17,7 +17,7 @@ const nullable = (s: JsonSchema): JsonSchema => ({ anyOf: [s, { type: 'null' }] 
 
 /**
  * JSON Schema of what the serializer emits for a model, derived from the same definitions:
- * used to generate the TypeScript record types and to document (and check) responses.
+ * used to document (and check) responses in the OpenAPI document.
  * References to other models point at `#/definitions/<Name>Brief` (the ref function may rewrite them).
  */
 export function representationSchema(model: ResolvedModel, form: Form, ref: (m: ResolvedModel) => string = (m) => `#/definitions/${representationName(m, 'brief')}`): JsonSchema {

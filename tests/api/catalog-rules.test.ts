@@ -5,6 +5,7 @@ import { loadRegistry } from '../../engine/boot';
 import type { ResolvedField, ResolvedModel } from '../../engine/definitions/registry-types';
 import { type Body, RELATIONAL, detailUrl, genericKeys, genericTargetsIn, listUrl, pointsBackAtSelf, servedModels, creatableModels, validObjects } from '../support/valid-objects';
 import { rawModels, rawUniques, rawWritable, type RawField, type RawModel, type RawUnique } from '../support/raw-definitions';
+import { catalogueTest, onlySelected, testEach } from '../support/selected-types';
 
 /**
  * "Tests cover each model's uniqueness rules, defaults and protected deletes." Every case is generated
@@ -25,7 +26,7 @@ const ROOT = path.resolve(__dirname, '..', '..');
 // Cases are generated while jest collects them, before the app starts: read the schema directory
 // startTestApp() serves. Inside each test the model is taken from t.registry.
 const DEFINITIONS = loadRegistry(path.join(ROOT, 'schema'));
-const MODELS = creatableModels(DEFINITIONS);
+const MODELS = onlySelected(creatableModels(DEFINITIONS));
 const RAW = rawModels(path.join(ROOT, 'schema'));
 /** A model's file as written; every model the engine serves has one. */
 const raw = (m: ResolvedModel): RawModel => {
@@ -107,7 +108,7 @@ const DEFAULT_CASES = DEFAULT_MODELS.flatMap((m) =>
 );
 
 describe('defaults', () => {
-  test.each(DEFAULT_CASES.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
+  testEach(DEFAULT_CASES.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
     const written = RAW.get(c.label)!.fields[c.field]!;
     const f = model(c.label).fields.get(c.field);
     if (!f) throw new Error(`${c.label}: the engine has no field ${c.field}`);
@@ -199,7 +200,7 @@ const UNIQUE_CASES = MODELS.flatMap((m) =>
 );
 
 describe('uniqueness', () => {
-  test.each(UNIQUE_CASES.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
+  testEach(UNIQUE_CASES.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
     const m = model(c.label);
     const rules = rawUniques(RAW.get(c.label)!);
     const rule = rules[c.index]!;
@@ -292,7 +293,7 @@ const DELETE_CASES: DeleteCase[] = MODELS.flatMap((m) =>
 );
 
 describe('deletes', () => {
-  test.each(DELETE_CASES.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
+  testEach(DELETE_CASES.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
     const m = model(c.label);
     const f = m.fields.get(c.field)!;
     const target = model(c.target);
@@ -347,12 +348,12 @@ describe('deletes', () => {
 const FLOORS = { models: 47, defaults: 50, defaultFns: 2, uniqueFields: 43, uniqueTogether: 32, protect: 44, cascade: 11, setNull: 29, genericDeletes: 12 };
 
 describe('the generated cases', () => {
-  test('every model file is a model of the engine', () => {
+  catalogueTest('every model file is a model of the engine', () => {
     const missing = [...RAW.keys()].filter((label) => !DEFINITIONS.models.has(label));
     expect(missing).toEqual([]);
   });
 
-  test('cover at least the rules defined today', () => {
+  catalogueTest('cover at least the rules defined today', () => {
     const count = (on: OnDelete) => DELETE_CASES.filter((c) => !c.generic && c.onDelete === on).length;
     const counts = {
       models: MODELS.length,

@@ -3,8 +3,7 @@
  * reference, the rendering rules every field kind follows, nested and brief forms, and how addresses
  * and prefixes are normalised.
  */
-import fs from 'node:fs';
-import path from 'node:path';
+import { readNetboxReference } from '../reference/netbox-reference-file';
 import { startTestApp, type TestApp } from '../support/test-app';
 
 type Json = Record<string, unknown>;
@@ -22,9 +21,8 @@ interface Reference {
   endpoints: Record<string, ReferenceEndpoint>;
   nested: Record<string, string[] | null>;
 }
-/** NetBox 3.7.8's condensed OpenAPI, beside the repository (../shared/reference). */
-const REFERENCE_FILE = [path.join(__dirname, '..', '..', '..', 'shared', 'reference', 'netbox-3.7-api.json'), '/work/shared/reference/netbox-3.7-api.json'].find((f) => fs.existsSync(f))!;
-const REFERENCE = JSON.parse(fs.readFileSync(REFERENCE_FILE, 'utf8')) as Reference;
+/** NetBox 3.7.8's condensed OpenAPI, in the repository (tests/reference/). */
+const REFERENCE = readNetboxReference<Reference>();
 
 /** Where Patchbay's full representation differs from NetBox 3.7.8's, and why. Nothing else may differ. */
 interface Differences {

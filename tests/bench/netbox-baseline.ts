@@ -1,6 +1,6 @@
 /**
  * NetBox 3.7.8 measured with the same data set and scenarios on a 2-core machine of the same kind
- * (../shared/bench/netbox-3.7.8-baseline.md, run 2026-11-22T09:50:08Z: wrk -t1, 10 s x 3 reps, median kept).
+ * (netbox-3.7.8-baseline.md beside this file, run 2026-11-22T09:50:08Z: wrk -t1, 10 s x 3 reps, median kept).
  * Embedded so the report reads side by side without that file present.
  */
 

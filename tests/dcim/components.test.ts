@@ -1,5 +1,4 @@
-import fs from 'node:fs';
-import path from 'node:path';
+import { readNetboxReference } from '../reference/netbox-reference-file';
 import { startTestApp, type TestApp } from '../support/test-app';
 
 /**
@@ -10,8 +9,7 @@ import { startTestApp, type TestApp } from '../support/test-app';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-const REFERENCE_FILE = [path.join(__dirname, '..', '..', '..', 'shared', 'reference', 'netbox-3.7-api.json'), '/work/shared/reference/netbox-3.7-api.json'].find((f) => fs.existsSync(f))!;
-const REFERENCE = JSON.parse(fs.readFileSync(REFERENCE_FILE, 'utf8')) as { endpoints: Record<string, { fields: Record<string, unknown> }> };
+const REFERENCE = readNetboxReference<{ endpoints: Record<string, { fields: Record<string, unknown> }> }>();
 
 let t: TestApp;
 const made: Record<string, Json> = {};

@@ -3,6 +3,7 @@ import type { ResolvedField, ResolvedModel } from '../../engine/definitions/regi
 import { requestSchema, type JsonSchema } from '../../engine/validation/request-schema';
 import type { TestApp } from '../support/test-app';
 import { sendObject } from '../support/send-object';
+import { keepOwnChecks, presetForRelation, splitPreset, type Preset } from '../support/check-presets';
 
 type Body = Record<string, unknown>;
 
@@ -100,16 +101,28 @@ export class ObjectFactory {
     return field.array ? [v] : v;
   }
 
-  /** A body for a type: required fields always, optional ones too when `full`; related objects made first. */
-  private async body(model: ResolvedModel, full: boolean): Promise<Body | null> {
+  /**
+   * A body for a type: required fields always, optional ones too when `full`; related objects made first,
+   * as the type's checks want them (check-presets.ts). `preset` values are taken as given; a dotted key
+   * (`device.status`) is a value for the related object made for its first part.
+   */
+  private async body(model: ResolvedModel, full: boolean, preset: Preset = {}): Promise<Body | null> {
     const schema = requestSchema(model, 'create');
     const props = schema.properties as Record<string, JsonSchema>;
     const required = new Set((schema.required as string[] | undefined) ?? []);
     // A check wanting one of several optional relations (a circuit termination's site or provider network) gets its first.
     for (const c of model.def.checks ?? []) if (c.any_of?.[0]) required.add(c.any_of[0]);
-    const body: Body = {};
+    const { own, through } = splitPreset(preset);
+    const body: Body = { ...own };
+    for (const [name, nested] of through) {
+      const target = model.fields.get(name)?.target;
+      const id = target ? await this.make(target, true, nested) : null;
+      if (id === null) return null;
+      body[name] = id;
+    }
+    const isSet = (name: string) => body[name] !== undefined && body[name] !== null;
     for (const field of model.fieldList) {
-      if (field.readOnly || field.kind === 'custom_fields') continue;
+      if (field.readOnly || field.kind === 'custom_fields' || field.name in body) continue;
       if (field.kind === 'generic_fk') {
         // Required generic relations point at an object of one of their allowed types; optional ones are left out.
         const typeName = field.typeColumn;
@@ -134,7 +147,9 @@ export class ObjectFactory {
           if (isRequired) return null;
           continue;
         }
-        const id = await this.make(target);
+        // An object the type's checks want something of (a wireless link's interface of a wireless type) is made for it.
+        const wanted = field.kind === 'fk' ? presetForRelation(model, field.name, isSet) : {};
+        const id = Object.keys(wanted).length ? await this.make(target, true, wanted) : await this.make(target);
         if (id === null) {
           if (isRequired) return null;
           continue;
@@ -145,6 +160,7 @@ export class ObjectFactory {
       const v = this.scalar(field, props[field.name] ?? {}, isRequired);
       if (v !== undefined) body[field.name] = v;
     }
+    keepOwnChecks(model, body, new Set(Object.keys(own)));
     return body;
   }
 
@@ -163,12 +179,12 @@ export class ObjectFactory {
    * Bodies to try for a type, best first: every field it can fill, then only the required ones.
    * Related objects are made (once) on the way.
    */
-  async bodiesFor(model: ResolvedModel): Promise<Body[]> {
+  async bodiesFor(model: ResolvedModel, preset: Preset = {}): Promise<Body[]> {
     this.making.add(model.label);
     try {
       const out: Body[] = [];
       for (const full of [true, false]) {
-        const b = await this.body(model, full);
+        const b = await this.body(model, full, preset);
         if (b) out.push(b);
       }
       return out;
@@ -177,10 +193,10 @@ export class ObjectFactory {
     }
   }
 
-  /** Creates one object of the type (reusing the first one made unless `fresh`); its id, or null. */
-  async make(model: ResolvedModel, fresh = false): Promise<number | null> {
+  /** Creates one object of the type (reusing the first one made unless `fresh`, or given a preset); its id, or null. */
+  async make(model: ResolvedModel, fresh = false, preset: Preset = {}): Promise<number | null> {
     if (!fresh && this.made.has(model.label)) return this.made.get(model.label)!;
-    for (const body of await this.bodiesFor(model)) {
+    for (const body of await this.bodiesFor(model, preset)) {
       const r = await sendObject(this.t, 'post', `/api/${model.app}/${model.path}/`, model, body);
       if (r.status === 201) {
         this.remember(model, body, r.body.id as number);
@@ -191,7 +207,7 @@ export class ObjectFactory {
       const refused = r.status === 400 ? model.fieldList.filter((f) => f.kind === 'fk' && f.name in (r.body as Body) && body[f.name] !== undefined && f.target !== undefined) : [];
       if (!refused.length) continue;
       const retry = { ...body };
-      for (const f of refused) retry[f.name] = (await this.make(f.target!, true)) ?? retry[f.name];
+      for (const f of refused) retry[f.name] = (await this.make(f.target!, true, presetForRelation(model, f.name, (n) => retry[n] !== undefined && retry[n] !== null))) ?? retry[f.name];
       const again = await sendObject(this.t, 'post', `/api/${model.app}/${model.path}/`, model, retry);
       if (again.status === 201) {
         this.remember(model, retry, again.body.id as number);

@@ -2,10 +2,12 @@ import type { Registry, ResolvedField, ResolvedModel } from '../../engine/defini
 import type { TestApp } from './test-app';
 import { jsonSample } from './json-sample';
 import { sendObject } from './send-object';
+import { keepOwnChecks, presetForRelation, splitPreset, type Preset } from './check-presets';
 
 /**
  * Valid objects of any served type, built from the definitions alone: every required field gets a value
- * its kind accepts, required relations are created first, and the model's checks are kept. Shared by the
+ * its kind accepts, required relations are created first, and the model's checks are kept (check-presets.ts
+ * reads the ones judged through relations). Shared by the
  * suites that generate their cases from the registry (bad input, catalogue rules), so a new schema file
  * is covered without a hand-written factory.
  */
@@ -75,8 +77,9 @@ export interface ValidObjects {
   /** A valid value for a scalar field that differs from `old`. */
   otherScalar(f: ResolvedField, old: unknown): Promise<unknown>;
   /**
-   * A create body with every required field, valid by the definition; related objects are created first.
-   * `preset` values are taken as they are (and count towards the model's any_of checks).
+   * A create body with every required field, valid by the definition and its checks; related objects are
+   * created first. `preset` values are taken as they are (and count towards the model's any_of checks); a
+   * dotted key (`device.status`) is a value for the related object made for its first part.
    */
   validBody(m: ResolvedModel, depth?: number, preset?: Body): Promise<Body>;
   /** Creates an object from validBody(m, depth, preset); its id. */
@@ -84,8 +87,9 @@ export interface ValidObjects {
   /** genericTargetsIn the app's registry. */
   genericTargets(f: ResolvedField): ResolvedModel[];
   /**
-   * A new object for `holder`'s relation `f`, consistent with the holder's `same` checks given its body:
-   * when a check compares `f.<x>` with another path of the holder, the new object's `x` is that path's value.
+   * A new object for `holder`'s relation `f`, consistent with the holder's checks given its body: when a
+   * `same` check compares `f.<x>` with another path of the holder, the new object's `x` is that path's value;
+   * an `only_when` reading through `f` (`f.type`, `f.device.status`) gets the first value it lists.
    */
   relatedFor(holder: ResolvedModel, f: ResolvedField, body: Body): Promise<number>;
   /** Sets a relation in a body, dropping what an at_most_one check says cannot be set beside it. */
@@ -174,14 +178,21 @@ export function validObjects(app: () => TestApp): ValidObjects {
 
   async function validBody(m: ResolvedModel, depth = 0, preset: Body = {}): Promise<Body> {
     if (depth > 5) throw new Error(`required relations of ${m.label} nest too deep`);
-    const body: Body = { ...preset };
+    const { own, through } = splitPreset(preset);
+    const body: Body = { ...own };
+    // Values asked of related objects (an only_when through a relation of the holder): those objects are made with them.
+    for (const [name, nested] of through) {
+      const f = m.fields.get(name);
+      if (f?.kind !== 'fk') throw new Error(`${m.label}: a preset path through ${name}, which is not a foreign key`);
+      body[name] = await createOne(f.target!, depth + 1, nested);
+    }
     // A check that wants one of several optional relations set (a circuit termination's site or provider network) gets its first,
     // before the required relations, which may have to agree with it (a front port template's rear port, on its device type).
     for (const c of m.def.checks ?? []) {
       if (!c.any_of || c.any_of.some((p) => body[p] !== undefined)) continue;
       const f = m.fields.get(c.any_of[0]!);
       if (f?.kind !== 'fk') throw new Error(`${m.label}: any_of check starting with ${c.any_of[0]} is not a plain foreign key`);
-      body[f.name] = await createOne(f.target!, depth + 1);
+      body[f.name] = await relatedFor(m, f, body, depth + 1);
     }
     for (const f of m.fieldList) {
       // An image is a file, attached when the object is sent (send-object.ts).
@@ -211,8 +222,10 @@ export function validObjects(app: () => TestApp): ValidObjects {
       const holds = body[path] !== undefined ? body[path] : m.fields.get(path)?.def.default;
       const f = m.fields.get(c.field);
       if (!values.includes(holds as string) || !f) continue;
-      body[f.name] = f.kind === 'fk' ? await createOne(f.target!, depth + 1) : await validScalar(f, ++serial);
+      body[f.name] = f.kind === 'fk' ? await relatedFor(m, f, body, depth + 1) : await validScalar(f, ++serial);
     }
+    // The checks judged on the object's own fields (an only_when on one of them, an excludes), the preset left as given.
+    keepOwnChecks(m, body, new Set(Object.keys(own)));
     return body;
   }
 
@@ -241,7 +254,8 @@ export function validObjects(app: () => TestApp): ValidObjects {
   }
 
   async function relatedFor(holder: ResolvedModel, f: ResolvedField, body: Body, depth = 1): Promise<number> {
-    const preset: Body = {};
+    // What the holder's only_when checks ask of the object through this relation (a wireless link's interface of a wireless type).
+    const preset: Preset = presetForRelation(holder, f.name, (name) => body[name] !== undefined && body[name] !== null);
     for (const c of holder.def.checks ?? []) {
       if (!c.same) continue;
       const [a, b] = c.same as [string, string];
@@ -263,13 +277,6 @@ export function validObjects(app: () => TestApp): ValidObjects {
         const parts = p.split('.');
         if (parts.length === 2 && parts[0] === f.name) preset[parts[1]!] = value;
       }
-    }
-    // A value the holder allows only while the new object holds one of some values (a wireless link's interface
-    // type): the new object gets the first of them.
-    for (const c of holder.def.checks ?? []) {
-      const [path, values] = Object.entries(c.only_when ?? {})[0] ?? [];
-      const parts = path?.split('.') ?? [];
-      if (parts.length === 2 && parts[0] === f.name && values?.length) preset[parts[1]!] = values[0];
     }
     return createOne(f.target!, depth, preset);
   }

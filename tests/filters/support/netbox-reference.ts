@@ -1,10 +1,9 @@
 /**
  * NetBox 3.7.8's filters per list endpoint, as its OpenAPI document lists them
- * (/work/shared/reference/netbox-3.7-api.json, beside the repository: see its README): filter name ->
+ * (tests/reference/netbox-3.7-api.json: see its README): filter name ->
  * the lookups NetBox accepts, `exact` standing for the bare name. Read when the tests run.
  */
-import fs from 'node:fs';
-import path from 'node:path';
+import { readNetboxReference } from '../../reference/netbox-reference-file';
 
 export type FilterLookups = Record<string, string[]>;
 
@@ -12,12 +11,8 @@ interface Reference {
   endpoints: Record<string, { filters?: FilterLookups }>;
 }
 
-const LOCATIONS = [path.resolve(__dirname, '..', '..', '..', '..', 'shared', 'reference', 'netbox-3.7-api.json'), '/work/shared/reference/netbox-3.7-api.json'];
-
 /** `<app>/<path>` -> NetBox's filters there. */
 export function netboxFilters(): Map<string, FilterLookups> {
-  const file = LOCATIONS.find((f) => fs.existsSync(f));
-  if (!file) throw new Error(`NetBox's reference is in none of ${LOCATIONS.join(', ')}`);
-  const ref = JSON.parse(fs.readFileSync(file, 'utf8')) as Reference;
+  const ref = readNetboxReference<Reference>();
   return new Map(Object.entries(ref.endpoints).map(([endpoint, e]) => [endpoint, e.filters ?? {}]));
 }

@@ -3,6 +3,7 @@ import { quoteIdent } from '../../../engine/migrations/identifiers';
 import type { TestApp } from '../../support/test-app';
 import { sendObject } from '../../support/send-object';
 import { naturalKey, typeLabelsFor, urlOf, type Definitions, type Field, type Model } from './definitions';
+import { keepOwnChecks, presetForRelation, splitPreset } from '../../support/check-presets';
 
 /** An object as the API returns it (full representation). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -167,17 +168,30 @@ export class ObjectFactory {
     return field.genericTargets ?? [];
   }
 
-  /** A create body: valid values for what a create needs, then the overrides. */
-  async body(model: Model, overrides: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
+  /**
+   * A create body: valid values for what a create needs (as the type's checks want them, check-presets.ts),
+   * then the overrides. A dotted override (`device.status`) is a value for the related object made for its first part.
+   */
+  async body(model: Model, given: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
+    const { own: overrides, through } = splitPreset(given);
     const body: Record<string, unknown> = {};
+    for (const [name, nested] of through) {
+      const target = model.fields.get(name)?.target;
+      if (!target) throw new Error(`${model.label}: a preset path through ${name}, which is not a relation`);
+      body[name] = (await this.createTarget(target, undefined, nested)).id;
+    }
+    const isSet = (name: string) => [overrides[name], body[name]].some((v) => v !== undefined && v !== null);
     const u = this.uniq();
     for (const field of model.fieldList) {
       if (field.readOnly || ['computed', 'count', 'custom_fields', 'image'].includes(field.kind)) continue;
-      if (field.name in overrides || genericNames(field).type in overrides) continue;
+      if (field.name in overrides || field.name in body || genericNames(field).type in overrides) continue;
       const needed = field.required && field.def.default === undefined && !field.def.default_fn;
       if (!needed) continue;
-      // A required relation points at the shared T1 of its target (a refusal gets a fresh one, see createForFilters).
-      if (field.kind === 'fk') body[field.name] = (await this.targets(field.target!))[0].id;
+      // A required relation points at the shared T1 of its target (a refusal gets a fresh one, see createForFilters),
+      // unless the type's checks want something of it (a wireless link's interface of a wireless type): then its own.
+      const wanted = field.kind === 'fk' ? presetForRelation(model, field.name, isSet) : {};
+      if (field.kind === 'fk' && Object.keys(wanted).length) body[field.name] = (await this.createTarget(field.target!, undefined, wanted)).id;
+      else if (field.kind === 'fk') body[field.name] = (await this.targets(field.target!))[0].id;
       else if (field.kind === 'generic_fk') {
         const target = this.genericTargets(field)[0];
         if (!target) throw new Error(`${model.label}.${field.name}: required generic relation without a defined target`);
@@ -189,7 +203,9 @@ export class ObjectFactory {
       else body[field.name] = scalarValue(field, 'base', this.uniq());
     }
     await this.fillAnyOf(model, body, overrides, u);
-    return { ...body, ...overrides };
+    const out = { ...body, ...overrides };
+    keepOwnChecks(model, out, new Set(Object.keys(overrides)));
+    return out;
   }
 
   /**
@@ -287,14 +303,6 @@ export class ObjectFactory {
         if (p.split('.').length === 2 && via?.kind === 'fk' && !refused.includes(via)) refused.push(via);
       }
     }
-    // A value an only_when check refuses for what a relation holds (a wireless link's interface whose type is
-    // not wireless): that relation gets a fresh target holding an accepted value (see sameAs).
-    for (const check of model.def.checks ?? []) {
-      if (!check.only_when || !refused.some((f) => f.name === check.field)) continue;
-      const parts = Object.keys(check.only_when)[0]!.split('.');
-      const via = model.fields.get(parts[0]!);
-      if (parts.length === 2 && via?.kind === 'fk' && !refused.includes(via)) refused.push(via);
-    }
     const retry = { ...body };
     for (const field of refused) {
       if (field.kind === 'fk') retry[field.name] = (await this.createTarget(field.target!, undefined, this.sameAs(model, field, retry))).id;
@@ -343,7 +351,8 @@ export class ObjectFactory {
    * that field's value.
    */
   private sameAs(model: Model, field: Field, body: Record<string, unknown>): Record<string, unknown> {
-    const preset: Record<string, unknown> = {};
+    // And what the holder's only_when checks want of it (check-presets.ts).
+    const preset: Record<string, unknown> = presetForRelation(model, field.name, (name) => body[name] !== undefined && body[name] !== null);
     for (const check of model.def.checks ?? []) {
       if (!check.same) continue;
       const [a, b] = check.same as [string, string];
@@ -359,11 +368,6 @@ export class ObjectFactory {
         const parts = p.split('.');
         if (parts.length === 2 && parts[0] === field.name) preset[parts[1]!] = value;
       }
-    }
-    for (const check of model.def.checks ?? []) {
-      const [path, values] = Object.entries(check.only_when ?? {})[0] ?? [];
-      const parts = path?.split('.') ?? [];
-      if (parts.length === 2 && parts[0] === field.name && values?.length) preset[parts[1]!] = values[0];
     }
     return preset;
   }
