@@ -303,6 +303,14 @@ export class ObjectFactory {
         if (p.split('.').length === 2 && via?.kind === 'fk' && !refused.includes(via)) refused.push(via);
       }
     }
+    // A value an only_when check refuses for what a relation holds (a wireless link's interface whose type is
+    // not wireless): that relation gets a fresh target holding an accepted value (see sameAs).
+    for (const check of model.def.checks ?? []) {
+      if (!check.only_when || !refused.some((f) => f.name === check.field)) continue;
+      const parts = Object.keys(check.only_when)[0]!.split('.');
+      const via = model.fields.get(parts[0]!);
+      if (parts.length >= 2 && via?.kind === 'fk' && !refused.includes(via)) refused.push(via);
+    }
     const retry = { ...body };
     for (const field of refused) {
       if (field.kind === 'fk') retry[field.name] = (await this.createTarget(field.target!, undefined, this.sameAs(model, field, retry))).id;
