@@ -153,7 +153,7 @@ test('the browsable API: the root lists applications, /api/dcim/sites/ renders w
   await page.goto(`${base}/api/`);
   await expect(page.locator('h1').textContent()).resolves.toBe('API Root');
   const apps = await page.locator('section[aria-labelledby="links-h"] a').allTextContents();
-  expect(apps).toEqual(['circuits', 'dcim', 'extras', 'ipam', 'plugins', 'tenancy', 'users', 'virtualization']);
+  expect(apps).toEqual(['circuits', 'dcim', 'extras', 'ipam', 'plugins', 'tenancy', 'users', 'virtualization', 'vpn', 'wireless']);
   await shot(page, 'browsable-root.png');
   await page.locator('section[aria-labelledby="links-h"] a', { hasText: 'dcim' }).click();
   await page.waitForURL(`${base}/api/dcim/`);
