@@ -24,10 +24,10 @@ const preparedIn = new WeakMap<PGlite, Map<string, number[]>>();
 /**
  * Runs a statement under a name, preparing it first if this session has not: the extended protocol's
  * Parse with a name, then Bind/Describe/Execute/Sync each time, as PGlite's own query() does unnamed.
- * Run inside PGlite's query lock, so no other query's messages come between these.
+ * Run inside PGlite's public runExclusive (its query lock), so no other query's messages come between these.
  */
 async function queryNamed(pg: PGlite, text: string, params: readonly unknown[]): Promise<Results> {
-  return pg._runExclusiveQuery(async () => {
+  return pg.runExclusive(async () => {
     let prepared = preparedIn.get(pg);
     if (!prepared) preparedIn.set(pg, (prepared = new Map()));
     const name = preparedName(text);
