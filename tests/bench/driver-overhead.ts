@@ -1,7 +1,8 @@
 /**
- * What knex costs per statement over the driver it wraps: the same prepared statement through
- * connectDatabase (knex + Patchbay's client classes) and through pg.Pool / PGlite directly, sequential
- * and 8 at a time. `npx tsx tests/bench/driver-overhead.ts [postgres://...]`; without a URL, PGlite only.
+ * What Patchbay's database layer (engine/database/) costs per statement over the driver it wraps: the
+ * same prepared statement through connectDatabase and through pg.Pool / PGlite directly, sequential and
+ * 8 at a time. `npx tsx tests/bench/driver-overhead.ts [postgres://...]`; without a URL, PGlite only.
+ * (It measured knex the same way before the layer replaced it: docs/operations.md has both.)
  */
 import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
@@ -30,7 +31,7 @@ async function main(): Promise<void> {
     const db = await connectDatabase({ url, poolMax: 8 });
     const pool = new pg.Pool({ connectionString: url, max: 8 });
     for (const c of [1, 8]) {
-      await timeIt('PostgreSQL, knex + Patchbay client', c, () => runRows(db.knex, statement));
+      await timeIt('PostgreSQL, Patchbay layer (named statement)', c, () => runRows(db.knex, statement));
       await timeIt('PostgreSQL, pg.Pool named statement', c, () => pool.query({ name: 'bench', text: STATEMENT, values: [0] }));
     }
     await db.close();
@@ -39,7 +40,7 @@ async function main(): Promise<void> {
   const db = await connectDatabase({});
   const lite = new PGlite();
   for (const c of [1, 8]) {
-    await timeIt('PGlite, knex + Patchbay client', c, () => runRows(db.knex, statement));
+    await timeIt('PGlite, Patchbay layer (named statement)', c, () => runRows(db.knex, statement));
     await timeIt('PGlite, query() unnamed', c, () => lite.query(STATEMENT, [0]));
   }
   await db.close();
