@@ -60,6 +60,22 @@ function startupOption(name: string, value: string): string {
 }
 
 /**
+ * The URL without its `options` parameter, and that parameter: pg lets a URL's parameters override the
+ * configuration's, so the URL's start-up options are put before this layer's instead of replacing them.
+ */
+function urlOptions(url: string): { url: string; options: string } {
+  try {
+    const u = new URL(url);
+    const options = u.searchParams.get('options');
+    if (options === null) return { url, options: '' };
+    u.searchParams.delete('options');
+    return { url: u.toString(), options };
+  } catch {
+    return { url, options: '' };
+  }
+}
+
+/**
  * PostgreSQL through pg.Pool, with what neither gives by itself:
  * - a client-side query timeout. statement_timeout is enforced by the server, so a frozen or unreachable
  *   server enforces nothing; after queryTimeoutMs the connection is closed (a late answer could never be
@@ -73,7 +89,9 @@ function startupOption(name: string, value: string): string {
  * Errors are pg's own, never carrying the bound values.
  */
 export function openPgDatabase(opts: PgDatabaseOptions): DbHandle {
+  const fromUrl = urlOptions(opts.url);
   const options = [
+    ...(fromUrl.options ? [fromUrl.options] : []),
     // A read is one statement whose many correlated sub-selects make the planner's cost estimates large,
     // which would have PostgreSQL JIT-compile it: seconds of compiling for milliseconds of work. Set at
     // connection start-up, so it costs no round trip.
@@ -81,7 +99,7 @@ export function openPgDatabase(opts: PgDatabaseOptions): DbHandle {
     ...(opts.schema ? [startupOption('search_path', `"${opts.schema.replace(/"/g, '')}"`)] : []),
   ].join(' ');
   const clientConfig: pg.ClientConfig = {
-    connectionString: opts.url,
+    connectionString: fromUrl.url,
     application_name: 'patchbay',
     options,
     ...(opts.statementTimeoutMs ? { statement_timeout: opts.statementTimeoutMs } : {}),
