@@ -6,7 +6,7 @@ import type { Db } from '../../engine/database/db';
 /**
  * The ceiling the API should approach: the rows a scenario returns, fetched by one hand-written SQL query per
  * request (foreign keys joined, tags aggregated, count(*) for lists as the API's `count`) through the same
- * knex/pg (or PGlite) connection type the server uses, and JSON.stringify'd, timed like the HTTP points.
+ * database layer (pg.Pool, or PGlite) the server uses, and JSON.stringify'd, timed like the HTTP points.
  */
 export interface RawQuery {
   table: string;
