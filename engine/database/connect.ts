@@ -36,6 +36,10 @@ export interface DatabaseLimits {
 }
 
 export interface Database {
+  /**
+   * The database's Db handle (engine/database/db.ts). The field kept knex's name when the layer replaced
+   * knex, so code and branches written against it did not all have to be renamed at once.
+   */
   knex: DbHandle;
   embedded: boolean;
   schema: string | undefined;
