@@ -1,4 +1,3 @@
-import type { Knex } from 'knex';
 import type { Request } from 'express';
 import { HttpError } from '../http/http-error';
 import type { Registry } from '../definitions/registry-types';
@@ -11,6 +10,7 @@ import type { CredentialCache } from './credential-cache';
 import { AUTH_VERSION_TABLE } from '../migrations/routines';
 import { ident, sql } from '../sql/fragment';
 import { runRows } from '../database/run';
+import type { Db } from '../database/db';
 
 /** Who is asking: a user known through a token or a browser session, or nobody. */
 export interface Principal {
@@ -65,7 +65,7 @@ function claimUse(db: object, tokenId: number, nowMs: number): boolean {
 }
 
 export interface AuthDeps {
-  knex: Knex;
+  knex: Db;
   registry: Registry;
   config: Config;
   clock: Clock;

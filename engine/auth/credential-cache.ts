@@ -1,9 +1,9 @@
-import type { Knex } from 'knex';
 import { ident, sql, type Sql } from '../sql/fragment';
 import { runRows } from '../database/run';
 import { AUTH_VERSION_TABLE } from '../migrations/routines';
 import type { Principal } from './authenticate';
 import type { Grant } from './permissions';
+import type { Db } from '../database/db';
 
 /** A token as looked up, kept so the next request with it need not look again. */
 export interface CachedToken {
@@ -78,7 +78,7 @@ export function credentialsAreCurrent(principal: Principal | null): Sql {
 }
 
 /** Whether the auth version is still the one given: asked before refusing a caller on cached permissions. */
-export async function authVersionIsCurrent(knex: Knex, version: number): Promise<boolean> {
+export async function authVersionIsCurrent(knex: Db, version: number): Promise<boolean> {
   const [row] = await runRows<{ current: boolean }>(knex, sql`SELECT ${currentAuthVersion()} = ${version}::bigint AS "current"`);
   return row?.current === true;
 }

@@ -1,4 +1,3 @@
-import type { Knex } from 'knex';
 import type { LinkField, Registry, ResolvedModel } from '../definitions/registry-types';
 import { column, ident, or, sql, type Sql } from '../sql/fragment';
 import { runRows } from '../database/run';
@@ -6,6 +5,7 @@ import type { Config } from '../config';
 import type { Principal } from './authenticate';
 import { constraintCondition, ConstraintError } from './constraints';
 import { throughCondition, viewThroughField } from './view-through';
+import type { Db } from '../database/db';
 
 export type Action = 'view' | 'add' | 'change' | 'delete';
 
@@ -20,7 +20,7 @@ export interface Grant {
 export type Scope = { allowed: false } | { allowed: true; conditions: Sql[] };
 
 /** The user's enabled permissions, in one query (direct grants and grants to any of their groups). */
-export async function loadGrants(db: Knex, registry: Registry, userId: number): Promise<Grant[]> {
+export async function loadGrants(db: Db, registry: Registry, userId: number): Promise<Grant[]> {
   const perm = registry.roles.get('permission');
   const user = registry.roles.get('user');
   if (!perm || !user) return [];

@@ -1,10 +1,10 @@
 import crypto from 'node:crypto';
 import type { Request, Response } from 'express';
-import type { Knex } from 'knex';
 import { ident, sql, type Sql } from '../sql/fragment';
 import { runRows } from '../database/run';
 import type { AuthDeps, Principal } from './authenticate';
 import { inNetworks, parseAddress } from './client-address';
+import type { Db } from '../database/db';
 
 export const SESSION_COOKIE = 'sessionid';
 export const CSRF_HEADER = 'x-csrftoken';
@@ -115,7 +115,7 @@ export function overHttps(req: Request, trustedProxies: readonly string[]): bool
   return proto.split(',')[0]!.trim().toLowerCase() === 'https';
 }
 
-export async function endSession(deps: Pick<AuthDeps, 'registry'> & { knex: Knex }, req: Request, res: Response): Promise<void> {
+export async function endSession(deps: Pick<AuthDeps, 'registry'> & { knex: Db }, req: Request, res: Response): Promise<void> {
   const key = readCookie(req, SESSION_COOKIE);
   if (key && TOKEN_FORMAT.test(key)) await runRows(deps.knex, sql`DELETE FROM ${sessionTable(deps)} WHERE "key" = ${keyHash(key)}`);
   res.clearCookie(SESSION_COOKIE, { path: '/' });

@@ -1,13 +1,13 @@
-import type { Knex } from 'knex';
 import type { Registry } from '../definitions/registry-types';
 import { hashPassword } from '../auth/passwords';
 import { defaultWith } from '../definitions/named-functions';
 import { authTables } from '../auth/auth-tables';
 import { sql } from '../sql/fragment';
 import { runRows } from '../database/run';
+import type { Db } from '../database/db';
 
 /** Creates (or promotes) a superuser and gives it a new write-enabled token; returns the token key. */
-export async function createSuperuser(knex: Knex, registry: Registry, username: string, password: string, key?: string): Promise<string> {
+export async function createSuperuser(knex: Db, registry: Registry, username: string, password: string, key?: string): Promise<string> {
   const { users, tokens } = authTables(registry);
   if (key !== undefined && !/^[0-9a-fA-F]{40}$/.test(key)) throw new Error('--token must be 40 hexadecimal characters');
   const tokenKey = key ?? String(defaultWith('token_key'));

@@ -1,11 +1,11 @@
 import fs from 'node:fs';
-import knexLib, { Knex } from 'knex';
 import pg from 'pg';
-import { pgliteClientClass } from './pglite-client';
+import type { DbHandle } from './db';
+import { openPgDatabase } from './pg-database';
+import { openPgliteDatabase } from './pglite-database';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { lockDataDir, type DataDirLock } from './data-dir-lock';
-import { pgClientClass } from './pg-client';
 
 // Ids are bigint columns; they stay far below 2^53, so clients get numbers as NetBox gives them.
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -36,35 +36,30 @@ export interface DatabaseLimits {
 }
 
 export interface Database {
-  knex: Knex;
+  /**
+   * The database's Db handle (engine/database/db.ts). The field kept knex's name when the layer replaced
+   * knex, so code and branches written against it did not all have to be renamed at once.
+   */
+  knex: DbHandle;
   embedded: boolean;
   schema: string | undefined;
   close(): Promise<void>;
 }
 
-/** One handle for both back ends: PostgreSQL through pg, or embedded PostgreSQL (PGlite) in-process. */
+/** One handle for both back ends: PostgreSQL through pg.Pool, or embedded PostgreSQL (PGlite) in-process. */
 export async function connectDatabase(opts: DatabaseOptions): Promise<Database> {
-  let knex: Knex;
+  let db: DbHandle;
   let lock: DataDirLock | null = null;
   if (opts.url) {
     const limits = opts.limits;
-    knex = knexLib({
-      client: pgClientClass({ queryTimeoutMs: limits?.queryTimeoutMs ?? 0 }),
-      connection: {
-        connectionString: opts.url,
-        application_name: 'patchbay',
-        // A read is one statement whose many correlated sub-selects make the planner's cost estimates large,
-        // which would have PostgreSQL JIT-compile it: seconds of compiling for milliseconds of work. Set at
-        // connection start-up, so it costs no round trip.
-        options: '-c jit=off',
-        ...(limits ? { statement_timeout: limits.statementTimeoutMs, connectionTimeoutMillis: limits.connectTimeoutMs } : {}),
-      },
-      pool: { min: 0, max: opts.poolMax ?? 10 },
-      ...(limits?.acquireTimeoutMs ? { acquireConnectionTimeout: limits.acquireTimeoutMs } : {}),
-      searchPath: opts.schema ? [opts.schema] : undefined,
-      // knex would otherwise paste the bound values (token keys, passwords) into error messages and logs.
-      compileSqlOnError: false,
-      log: quietKnexLog,
+    db = openPgDatabase({
+      url: opts.url,
+      poolMax: opts.poolMax ?? 10,
+      schema: opts.schema,
+      statementTimeoutMs: limits?.statementTimeoutMs ?? 0,
+      queryTimeoutMs: limits?.queryTimeoutMs ?? 0,
+      connectTimeoutMs: limits?.connectTimeoutMs ?? 0,
+      acquireTimeoutMs: limits?.acquireTimeoutMs ?? 0,
     });
   } else {
     if (opts.dataDir) {
@@ -73,36 +68,18 @@ export async function connectDatabase(opts: DatabaseOptions): Promise<Database> 
     }
     // pg_trgm ships with PGlite as a loadable extension; the migration that needs it creates it.
     const pglite = new PGlite({ dataDir: opts.dataDir, extensions: { pg_trgm } });
-    knex = knexLib({
-      client: pgliteClientClass(),
-      dialect: 'postgres',
-      connection: { pglite } as unknown as Knex.StaticConnectionConfig,
-      searchPath: opts.schema ? [opts.schema] : undefined,
-      compileSqlOnError: false,
-    });
+    db = await openPgliteDatabase(pglite, opts.schema);
   }
   if (opts.schema) {
-    await knex.raw(`CREATE SCHEMA IF NOT EXISTS "${opts.schema.replace(/"/g, '')}"`);
+    await db.raw(`CREATE SCHEMA IF NOT EXISTS "${opts.schema.replace(/"/g, '')}"`);
   }
   return {
-    knex,
+    knex: db,
     embedded: !opts.url,
     schema: opts.schema,
     close: async () => {
-      await knex.destroy();
+      await db.destroy();
       await lock?.release();
     },
   };
 }
-
-/**
- * knex warns, with a stack, on each failed connection attempt and each retired connection. Both reach the
- * code that asked for the connection (a 503, a startup retry line); a second, multi-line report of them
- * would bury the log during an outage. Other warnings pass, on one line.
- */
-const quietKnexLog: Knex.Logger = {
-  warn(message: string) {
-    if (/^(Acquire connection error|Connection Error):/.test(message)) return;
-    console.error(`knex: ${message.split('\n')[0]}`);
-  },
-};

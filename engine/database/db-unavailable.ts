@@ -1,5 +1,3 @@
-import { KnexTimeoutError } from 'knex';
-
 /** What a client is told to wait before trying again while the database is unavailable (Retry-After, seconds). */
 export const RETRY_AFTER_SECONDS = 5;
 
@@ -26,7 +24,7 @@ const PG_CONNECTION_MESSAGES = [
 
 const REASON = Symbol('database unavailable');
 
-/** Tags err as the database's unavailability (knex rewrites a query error's message; the tag survives). */
+/** Tags err as the database's unavailability (the tag survives whatever wraps or rewrites the error). */
 export function markUnavailable<E extends object>(err: E, reason: string): E {
   return Object.assign(err, { [REASON]: reason });
 }
@@ -39,7 +37,6 @@ export function unavailableReason(err: unknown, depth = 0): string | null {
   if (!err || typeof err !== 'object' || depth > 4) return null;
   const tagged = (err as { [REASON]?: unknown })[REASON];
   if (typeof tagged === 'string') return tagged;
-  if (err instanceof KnexTimeoutError) return 'no database connection became free in time';
   const e = err as { code?: unknown; message?: unknown; errors?: unknown; cause?: unknown };
   const code = typeof e.code === 'string' ? e.code : '';
   const message = typeof e.message === 'string' ? e.message : '';

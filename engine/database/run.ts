@@ -1,14 +1,11 @@
-import type { Knex } from 'knex';
+import type { Db } from './db';
 import type { Sql } from '../sql/fragment';
 
-type Db = Knex | Knex.Transaction;
-
 /**
- * Runs one statement built from fragments; its rows. The statement is prepared on PostgreSQL (see
- * engine/database/pg-client.ts), so a request shape seen before on the connection is not planned again.
+ * Runs one statement built from fragments; its rows. The statement is prepared (a named statement, see
+ * engine/database/pg-database.ts), so a request shape seen before on the connection is not planned again.
  */
 export async function runRows<T>(db: Db, statement: Sql): Promise<T[]> {
-  const { sql, bindings } = statement.toKnex();
-  const result = await db.raw(sql, bindings as Knex.RawBinding[]).options({ prepared: true });
-  return result.rows as T[];
+  const result = await db.run<T>(statement.toPositional(), { prepared: true });
+  return result.rows;
 }

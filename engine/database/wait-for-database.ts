@@ -1,4 +1,4 @@
-import type { Knex } from 'knex';
+import type { Db } from './db';
 import { unavailableReason } from './db-unavailable';
 import { StartupError } from './startup-error';
 
@@ -25,13 +25,13 @@ export interface WaitOptions {
  * restarts). One line per failed attempt, backing off from 0.5 s to 5 s; after timeoutMs, a StartupError.
  * An error that waiting cannot cure (a wrong password, a missing database) is a StartupError at once.
  */
-export async function waitForDatabase(knex: Knex, opts: WaitOptions): Promise<void> {
+export async function waitForDatabase(db: Db, opts: WaitOptions): Promise<void> {
   const log = opts.log ?? ((line: string) => console.error(line));
   const started = Date.now();
   let delay = 500;
   for (let attempt = 1; ; attempt++) {
     try {
-      await knex.raw('select 1');
+      await db.raw('select 1');
       if (attempt > 1) log(`database ${opts.where} is answering`);
       return;
     } catch (e) {

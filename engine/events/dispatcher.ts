@@ -1,4 +1,3 @@
-import type { Knex } from 'knex';
 import type { Registry } from '../definitions/registry-types';
 import type { Config } from '../config';
 import { deliver, type DeliveryLimits, type EventContext, type Outcome } from './deliver';
@@ -7,6 +6,7 @@ import { networkPolicy } from './network-policy';
 import { OutboxStatements, type ClaimedRow, type FinalStatus, type HookRow, type RuleRow } from './outbox-statements';
 import { pruneChangeLog } from './retention';
 import { templateLimits } from '../sandbox/render-template';
+import type { Db } from '../database/db';
 
 /**
  * The dispatcher of the transactional outbox. Events are stored by the database in the transaction of
@@ -28,7 +28,7 @@ import { templateLimits } from '../sandbox/render-template';
  */
 
 export interface DispatcherOptions {
-  knex: Knex;
+  knex: Db;
   registry: Registry;
   config: Config;
   /** Most rows claimed per statement. */

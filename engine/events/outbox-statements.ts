@@ -1,8 +1,8 @@
-import type { Knex } from 'knex';
 import type { GenericField, Registry, ResolvedModel } from '../definitions/registry-types';
 import { ident, sql } from '../sql/fragment';
 import { runRows } from '../database/run';
 import type { WebhookRow } from './webhook-request';
+import type { Db } from '../database/db';
 
 /**
  * The statements the dispatcher runs on the outbox (the model playing event_outbox), each its own short
@@ -60,7 +60,7 @@ export class OutboxStatements {
   private readonly webhooks: ResolvedModel;
   private readonly action: GenericField;
 
-  constructor(private readonly knex: Knex, registry: Registry) {
+  constructor(private readonly knex: Db, registry: Registry) {
     const outbox = registry.roles.get('event_outbox');
     const rules = registry.roles.get('event_rule');
     const webhooks = registry.roles.get('webhook');

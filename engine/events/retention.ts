@@ -1,14 +1,14 @@
-import type { Knex } from 'knex';
 import type { Registry } from '../definitions/registry-types';
 import { ident, sql } from '../sql/fragment';
 import { runRows } from '../database/run';
+import type { Db } from '../database/db';
 
 /**
  * NetBox's housekeeping of the change log: rows older than CHANGELOG_RETENTION days go (0 keeps them
  * for ever); so do outbox rows that were delivered or skipped that long ago (failed ones stay, to be
  * seen). Run by the dispatcher once an hour; returns how many change log rows went.
  */
-export async function pruneChangeLog(knex: Knex, registry: Registry, days: number): Promise<number> {
+export async function pruneChangeLog(knex: Db, registry: Registry, days: number): Promise<number> {
   if (!days) return 0;
   let pruned = 0;
   const log = registry.roles.get('object_change');

@@ -1,4 +1,3 @@
-import type { Knex } from 'knex';
 import type { OrderTerm, Registry, ResolvedModel } from '../definitions/registry-types';
 import type { Sql } from '../sql/fragment';
 import { customFieldConditions, parseCustomFieldParam, type CustomFieldParam } from './custom-field-filters';
@@ -10,6 +9,7 @@ import { orderingOf } from './ordering-param';
 import { searchCondition } from './search-filter';
 import { badStringMessage } from '../validation/string-hygiene';
 import { withSavedFilters } from './saved-filters';
+import type { Db } from '../database/db';
 
 export interface ListPlan {
   conditions: Sql[];
@@ -28,7 +28,7 @@ const MAX_VALUES = 1000;
  * does; a known filter with a bad value is a 400 naming the parameter.
  */
 export async function compileListQuery(
-  db: Knex | Knex.Transaction,
+  db: Db,
   registry: Registry,
   model: ResolvedModel,
   query: URLSearchParams,

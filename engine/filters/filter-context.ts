@@ -1,12 +1,12 @@
-import type { Knex } from 'knex';
 import type { Registry } from '../definitions/registry-types';
 import type { FilterErrors } from './filter-errors';
 import type { Sql } from '../sql/fragment';
 import type { Rows } from '../reads/reader-access';
+import type { Db } from '../database/db';
 
 /** What compiling a list's filters needs: the registry, a database handle, the error sink, the deferred checks. */
 export interface FilterContext {
-  db: Knex | Knex.Transaction;
+  db: Db;
   registry: Registry;
   errors: FilterErrors;
   /** Checks the read's statement makes alongside the page (objects a filter names must exist). */

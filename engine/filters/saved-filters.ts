@@ -1,9 +1,9 @@
-import type { Knex } from 'knex';
 import type { Registry, ResolvedModel } from '../definitions/registry-types';
 import { ident, sql } from '../sql/fragment';
 import { runRows } from '../database/run';
 import type { FilterErrors } from './filter-errors';
 import { parseValue } from './filter-values';
+import type { Db } from '../database/db';
 
 /**
  * NetBox's saved filters on lists (BaseFilterSet): `?filter=<slug>` and `?filter_id=<id>` add the stored
@@ -16,7 +16,7 @@ import { parseValue } from './filter-values';
  * with a 400: a mistyped name would otherwise answer with the whole unfiltered list.
  */
 export async function withSavedFilters(
-  db: Knex | Knex.Transaction,
+  db: Db,
   registry: Registry,
   model: ResolvedModel,
   grouped: Map<string, string[]>,

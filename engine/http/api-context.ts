@@ -1,4 +1,3 @@
-import type { Knex } from 'knex';
 import type { Registry } from '../definitions/registry-types';
 import type { Config } from '../config';
 import type { Principal } from '../auth/authenticate';
@@ -8,11 +7,12 @@ import type { CustomFieldCache } from '../validation/custom-field-cache';
 import type { Action, Scope } from '../auth/permissions';
 import type { ResolvedModel } from '../definitions/registry-types';
 import type { ChangeContext } from '../writes/change-context';
+import type { Db } from '../database/db';
 
 /** What every handler works with: the registry, the database and the settings, plus who is asking. */
 export interface ApiContext {
   registry: Registry;
-  knex: Knex;
+  knex: Db;
   config: Config;
   version: string;
   clock: Clock;

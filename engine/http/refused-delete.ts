@@ -1,10 +1,10 @@
-import type { Knex } from 'knex';
 import type { ResolvedModel } from '../definitions/registry-types';
 import { and, ident, sql } from '../sql/fragment';
 import { runRows } from '../database/run';
 import { displaySql } from '../reads/object-json';
 import type { CallContext } from './api-context';
 import { HttpError } from './http-error';
+import type { Db } from '../database/db';
 
 /** An object that keeps another from being deleted. */
 export interface Dependent {
@@ -19,7 +19,7 @@ const MAX_NAMED = 100;
  * NetBox's 409 for a protected delete, naming each dependent once — and only those the caller may
  * view: the others are counted, so the refusal does not disclose objects outside the caller's scope.
  */
-export async function refusedDelete(ctx: CallContext, db: Knex, dependents: Dependent[]): Promise<HttpError> {
+export async function refusedDelete(ctx: CallContext, db: Db, dependents: Dependent[]): Promise<HttpError> {
   const byModel = new Map<ResolvedModel, Set<number>>();
   for (const d of dependents) {
     let ids = byModel.get(d.model);

@@ -1,94 +1,91 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Knex } from 'knex';
+import type { Db, DbTransaction } from '../database/db';
 import { listMigrationFiles } from './migration-files';
 
 /**
- * Applies migrations/ through knex's migrator, which records what ran (knex_migrations) and holds a lock
- * row (knex_migrations_lock) so several instances starting at once apply each migration exactly once.
- * Migrations only go up: a down would have to be written by hand, and generated files are never edited.
+ * Applies migrations/ and records what ran in the bookkeeping tables knex's migrator kept before this one
+ * (`knex_migrations`: name, batch, migration_time; `knex_migrations_lock`), with the same rows, so a
+ * database migrated by an earlier Patchbay carries on. Migrations only go up: a down would have to be
+ * written by hand, and generated files are never edited.
  */
 
 /**
- * Applies what has not run yet and returns the file names applied. knex runs the whole pending batch in
- * one transaction (PostgreSQL DDL is transactional), so a failing file leaves none of the batch behind.
+ * Applies what has not run yet and returns the file names applied. The whole pending batch runs in one
+ * transaction (PostgreSQL DDL is transactional), so a failing file leaves none of the batch behind; the
+ * transaction holds an advisory lock, so instances starting at once apply each migration exactly once
+ * (the second waits for the first, then finds nothing pending).
  */
-export async function migrate(knex: Knex, dir: string, schemaName?: string): Promise<string[]> {
-  const config = migratorConfig(dir, schemaName);
-  await ensureBookkeeping(knex, config);
-  const [, applied] = (await knex.migrate.latest(config)) as [number, string[]];
-  return applied;
-}
-
-/** File names in dir that this database has not applied yet. */
-export async function pendingMigrations(knex: Knex, dir: string, schemaName?: string): Promise<string[]> {
-  const config = migratorConfig(dir, schemaName);
-  await ensureBookkeeping(knex, config);
-  const [, pending] = (await knex.migrate.list(config)) as [unknown[], string[]];
-  return pending;
-}
-
-function migratorConfig(dir: string, schemaName: string | undefined): Knex.MigratorConfig {
-  return { migrationSource: new SqlDirectorySource(dir), ...(schemaName ? { schemaName } : {}) };
-}
-
-/**
- * knex creates its two bookkeeping tables and the lock row on first use without any lock, so two
- * instances starting on an empty database race: both create the table (one fails) or both insert a
- * lock row (then neither can lock); four instances on a fresh schema failed 19 runs of 20. Creating
- * them under a transaction-scoped advisory lock first removes the race; after that knex's own lock row
- * serialises the migrations themselves.
- */
-async function ensureBookkeeping(knex: Knex, config: Knex.MigratorConfig): Promise<void> {
-  await knex.transaction(async (trx) => {
-    await trx.raw(`SELECT pg_advisory_xact_lock(hashtext('patchbay migrate ' || coalesce(?::text, current_schema())))`, [
-      config.schemaName ?? null,
-    ]);
-    // currentVersion is the lightest migrator call that creates the tables; its answer is not needed.
-    await trx.migrate.currentVersion(config);
+export async function migrate(db: Db, dir: string, schemaName?: string): Promise<string[]> {
+  const files = listMigrationFiles(dir);
+  return db.transaction(async (trx) => {
+    const tables = await lockBookkeeping(trx, schemaName);
+    const pending = pendingOf(files, await appliedNames(trx, tables), dir);
+    if (!pending.length) return [];
+    // The lock row, as knex's migrator set it while it worked: an older Patchbay starting meanwhile
+    // sees the table locked instead of migrating beside this one.
+    await trx.raw(`UPDATE ${tables.lock} SET "is_locked" = 1`);
+    const [{ batch }] = (await trx.raw<{ batch: number }>(`SELECT coalesce(max("batch"), 0) + 1 AS "batch" FROM ${tables.applied}`)).rows as [{ batch: number }];
+    for (const name of pending) {
+      const file = path.join(dir, name);
+      const sql = await fs.promises.readFile(file, 'utf8');
+      for (const statement of splitStatements(sql)) await trx.run({ text: statement, values: [] });
+      await trx.raw(`INSERT INTO ${tables.applied} ("name", "batch", "migration_time") VALUES (?, ?, now())`, [name, batch]);
+    }
+    await trx.raw(`UPDATE ${tables.lock} SET "is_locked" = 0`);
+    return pending;
   });
 }
 
-/** Each .sql file of the directory is one migration, named by its file name. */
-class SqlDirectorySource implements Knex.MigrationSource<string> {
-  constructor(private readonly dir: string) {}
+/** File names in dir that this database has not applied yet. */
+export async function pendingMigrations(db: Db, dir: string, schemaName?: string): Promise<string[]> {
+  const files = listMigrationFiles(dir);
+  return db.transaction(async (trx) => pendingOf(files, await appliedNames(trx, await lockBookkeeping(trx, schemaName)), dir));
+}
 
-  async getMigrations(): Promise<string[]> {
-    return listMigrationFiles(this.dir);
-  }
-
-  getMigrationName(migration: string): string {
-    return migration;
-  }
-
-  async getMigration(migration: string): Promise<Knex.Migration> {
-    const file = path.join(this.dir, migration);
-    return {
-      up: async (trx: Knex) => {
-        const sql = await fs.promises.readFile(file, 'utf8');
-        for (const statement of splitStatements(sql)) await trx.raw(escapeBindings(statement, file));
-      },
-      down: async () => {
-        throw new Error(`${migration}: migrations only go forward; make a new migration instead`);
-      },
-    };
-  }
+/** The bookkeeping tables, quoted and qualified by the schema when one is named. */
+interface Bookkeeping {
+  applied: string;
+  lock: string;
 }
 
 /**
- * knex.raw treats every `?` as a bind parameter even when no bindings are given, and `\?` as a plain `?`.
- * Escaping keeps SQL text such as jsonb's `?` operator intact. A backslash right before a `?` cannot be
- * expressed through knex at all, so it is refused rather than silently changed.
+ * Takes the transaction-scoped advisory lock every migrating instance takes, then creates the
+ * bookkeeping tables (as knex created them) and the lock row when missing: created under the lock, two
+ * instances on an empty database cannot both create them.
  */
-function escapeBindings(statement: string, file: string): string {
-  if (statement.includes('\\?')) throw new Error(`${file}: a backslash before "?" cannot be passed through knex.raw`);
-  return statement.replace(/\?/g, '\\?');
+async function lockBookkeeping(trx: DbTransaction, schemaName: string | undefined): Promise<Bookkeeping> {
+  await trx.raw(`SELECT pg_advisory_xact_lock(hashtext('patchbay migrate ' || coalesce(?::text, current_schema())))`, [schemaName ?? null]);
+  const prefix = schemaName ? `"${schemaName.replace(/"/g, '')}".` : '';
+  const tables = { applied: `${prefix}"knex_migrations"`, lock: `${prefix}"knex_migrations_lock"` };
+  await trx.raw(`CREATE TABLE IF NOT EXISTS ${tables.applied} ("id" serial PRIMARY KEY, "name" varchar(255), "batch" integer, "migration_time" timestamptz)`);
+  await trx.raw(`CREATE TABLE IF NOT EXISTS ${tables.lock} ("index" serial PRIMARY KEY, "is_locked" integer)`);
+  await trx.raw(`INSERT INTO ${tables.lock} ("is_locked") SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM ${tables.lock})`);
+  return tables;
+}
+
+async function appliedNames(trx: DbTransaction, tables: Bookkeeping): Promise<string[]> {
+  const { rows } = await trx.raw<{ name: string }>(`SELECT "name" FROM ${tables.applied} ORDER BY "id"`);
+  return rows.map((r) => r.name);
+}
+
+/**
+ * The files not applied yet, in order. An applied migration whose file is gone means the directory is
+ * not this database's (or was damaged): refused, as knex's migrator refused it, rather than guessed at.
+ */
+function pendingOf(files: string[], applied: string[], dir: string): string[] {
+  const known = new Set(files);
+  const missing = applied.filter((name) => !known.has(name));
+  if (missing.length) throw new Error(`The migration directory ${dir} is corrupt, the following files are missing: ${missing.join(', ')}`);
+  const done = new Set(applied);
+  return files.filter((name) => !done.has(name));
 }
 
 /**
  * The statements of a SQL file, without the trailing `;`. node-postgres runs a multi-statement string
- * (simple query protocol) but PGlite's query() does not ("cannot insert multiple commands into a
- * prepared statement"), so the migrator sends one statement at a time to both. Splits on `;` outside
+ * (simple query protocol) but not as a statement with parameters, and PGlite's query() never does
+ * ("cannot insert multiple commands into a prepared statement"), so the migrator sends one statement
+ * at a time to both. Splits on `;` outside
  * quotes, quoted identifiers, dollar quotes and comments; comments before a statement, and pieces
  * holding nothing else, are dropped.
  */

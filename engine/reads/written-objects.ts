@@ -1,9 +1,9 @@
-import type { Knex } from 'knex';
 import type { Registry, ResolvedModel } from '../definitions/registry-types';
 import type { Sql } from '../sql/fragment';
 import type { JsonOptions } from './object-json';
 import { writtenStatement } from './read-statements';
 import { runRows } from '../database/run';
+import type { Db } from '../database/db';
 
 /**
  * The answer to a write: the objects it touched, by id, in the order given (a bulk request is answered
@@ -12,7 +12,7 @@ import { runRows } from '../database/run';
  * then rolls the write back and runs it again with fresh ones).
  */
 export async function writtenObjects(
-  db: Knex | Knex.Transaction,
+  db: Db,
   registry: Registry,
   json: JsonOptions,
   model: ResolvedModel,

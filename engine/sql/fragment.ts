@@ -69,17 +69,6 @@ export class Sql {
     return this.values.length === 0 && this.texts.every((t) => t.trim() === '');
   }
 
-  /**
-   * The statement as knex.raw takes it: `?` for each value. A `?` in the engine's own text (none today;
-   * PostgreSQL's jsonb operators have function forms) is escaped so knex does not take it for a hole.
-   */
-  toKnex(): { sql: string; bindings: SqlValue[] } {
-    const escape = (t: string) => (t.includes('?') ? t.replace(/\?/g, '\\?') : t);
-    let text = escape(this.texts[0]!);
-    for (let i = 0; i < this.values.length; i++) text += `?${escape(this.texts[i + 1]!)}`;
-    return { sql: text, bindings: this.boundValues() };
-  }
-
   /** The values, refusing a SqlParam left without one. */
   private boundValues(): SqlValue[] {
     return this.values.map((v) => {
@@ -88,7 +77,10 @@ export class Sql {
     });
   }
 
-  /** The statement with `$1, $2...` holes, as PostgreSQL's extended protocol (and pg's client.query) takes it. */
+  /**
+   * The statement with `$1, $2...` holes, as PostgreSQL's extended protocol takes it (engine/database's
+   * Db.run). A `?` in the engine's own text is plain text: only `$n` is a hole.
+   */
   toPositional(): { text: string; values: SqlValue[] } {
     let text = this.texts[0]!;
     for (let i = 0; i < this.values.length; i++) text += `$${i + 1}${this.texts[i + 1]!}`;

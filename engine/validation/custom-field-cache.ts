@@ -1,8 +1,8 @@
-import type { Knex } from 'knex';
 import type { Registry, ResolvedModel } from '../definitions/registry-types';
 import { ident, sql, type Sql } from '../sql/fragment';
 import { runRows } from '../database/run';
 import { definitionColumns, type CustomFieldDef } from './custom-field-values';
+import type { Db } from '../database/db';
 
 /** A model's custom field definitions as one process last read them, and the text they were read as. */
 export interface CachedDefinitions {
@@ -33,7 +33,7 @@ export class CustomFieldCache {
   private readonly entries = new Map<string, Promise<CachedDefinitions>>();
 
   /** The model's definitions (read on first need); null when it has none to read. */
-  async get(knex: Knex, registry: Registry, model: ResolvedModel): Promise<CachedDefinitions | null> {
+  async get(knex: Db, registry: Registry, model: ResolvedModel): Promise<CachedDefinitions | null> {
     const text = definitionsText(registry, model);
     if (!text) return null;
     let entry = this.entries.get(model.label);

@@ -1,12 +1,11 @@
-import type { Knex } from 'knex';
 import type { Registry, ResolvedModel } from '../definitions/registry-types';
 import { ident, sql, type Sql } from '../sql/fragment';
 import { runRows } from '../database/run';
 import { linearTest } from './linear-regex';
 import { ISO_DATE, ISO_DATETIME, withinCalendar } from './calendar';
 import { expandChoices } from './choice-set-choices';
+import type { Db } from '../database/db';
 
-type Db = Knex | Knex.Transaction;
 
 /** A custom field definition as validating values needs it. */
 export interface CustomFieldDef {

@@ -1,4 +1,3 @@
-import type { Knex } from 'knex';
 import type { ResolvedModel } from '../definitions/registry-types';
 import type { Check, ModelDefinition } from '../definitions/generated/model-definition';
 import { resolvePath, type FilterPath } from '../filters/filter-paths';
@@ -6,8 +5,8 @@ import { and, column, ident, join, sql, type Sql } from '../sql/fragment';
 import { displaySql } from '../reads/object-json';
 import { runRows } from '../database/run';
 import type { FaultCollector } from '../definitions/fault-collector';
+import type { Db } from '../database/db';
 
-type Db = Knex | Knex.Transaction;
 
 /**
  * A path's value on the row "t", read through its relations (NULL when a hop on the way is unset).

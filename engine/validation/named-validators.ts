@@ -1,9 +1,8 @@
-import type { Knex } from 'knex';
 import type { FkField, Registry, ResolvedModel } from '../definitions/registry-types';
 import { column, ident, sql } from '../sql/fragment';
 import { runRows } from '../database/run';
+import type { Db } from '../database/db';
 
-type Db = Knex | Knex.Transaction;
 
 /**
  * A rule a definition names for a relation field, checked inside the write's transaction after the

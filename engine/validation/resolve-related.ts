@@ -1,10 +1,10 @@
-import type { Knex } from 'knex';
 import type { ResolvedField, ResolvedModel } from '../definitions/registry-types';
 import { and, column, ident, sql, type Sql } from '../sql/fragment';
 import { runRows } from '../database/run';
 import { castValue } from '../sql/casts';
 import { ISO_DATE, ISO_DATETIME, withinCalendar } from './calendar';
 import { normalizeCidr, normalizeInet, normalizeMac } from './ip-values';
+import type { Db } from '../database/db';
 
 export type Lookup = { ok: true; id: number } | { ok: false; message: string };
 
@@ -103,7 +103,7 @@ function comparable(f: ResolvedField, value: unknown): boolean {
 }
 
 /** Finds the one object a written relation value (id or attributes) designates. */
-export async function resolveRelated(db: Knex | Knex.Transaction, target: ResolvedModel, value: unknown): Promise<Lookup> {
+export async function resolveRelated(db: Db, target: ResolvedModel, value: unknown): Promise<Lookup> {
   if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
     const attrs = value as Record<string, unknown>;
     const conds = attributeConditions(target, attrs, 't');
@@ -127,7 +127,7 @@ export async function resolveRelated(db: Knex | Knex.Transaction, target: Resolv
  * either it waits for this write (and then finds and follows the new reference) or this check waits
  * for the delete and finds the row gone.
  */
-export async function missingIds(db: Knex | Knex.Transaction, model: ResolvedModel, ids: number[]): Promise<number[]> {
+export async function missingIds(db: Db, model: ResolvedModel, ids: number[]): Promise<number[]> {
   if (!ids.length) return [];
   const rows = await runRows<{ id: number }>(db, sql`SELECT "id" FROM ${ident(model.table)} WHERE "id" = ANY(${ids}) ORDER BY "id" FOR KEY SHARE`);
   const found = new Set(rows.map((r) => r.id));

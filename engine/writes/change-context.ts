@@ -1,6 +1,6 @@
-import type { Knex } from 'knex';
 import { sql, type Sql } from '../sql/fragment';
 import { runRows } from '../database/run';
+import type { DbTransaction } from '../database/db';
 
 /** Who is writing, as the change log's triggers read it (engine/migrations/change-log-triggers.ts). */
 export interface ChangeContext {
@@ -25,6 +25,6 @@ export function changeContextSql(c: ChangeContext): Sql {
 }
 
 /** Sets the context at the start of a write's transaction. */
-export async function setChangeContext(trx: Knex.Transaction, c: ChangeContext): Promise<void> {
+export async function setChangeContext(trx: DbTransaction, c: ChangeContext): Promise<void> {
   await runRows(trx, sql`SELECT ${changeContextSql(c)} AS "set"`);
 }

@@ -1,4 +1,3 @@
-import type { Knex } from 'knex';
 import type { GenericField, Registry, ResolvedModel } from '../definitions/registry-types';
 import { column, ident, sql } from '../sql/fragment';
 import { runRows } from '../database/run';
@@ -7,8 +6,8 @@ import { deleteRows } from './write-rows';
 import { MAX_TREE_DEPTH } from '../reads/tree-walk';
 import { fileFields, noteFilesLeft } from './stored-files';
 import { noteTerminationsDeleting } from '../domain/cables/cable-paths';
+import type { Db } from '../database/db';
 
-type Db = Knex | Knex.Transaction;
 
 /** How far a delete follows cascades (a tree's self-cascade goes as deep as the tree). */
 const MAX_CASCADE_DEPTH = MAX_TREE_DEPTH;

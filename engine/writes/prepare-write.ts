@@ -1,5 +1,4 @@
 import diagnostics_channel from 'node:diagnostics_channel';
-import type { Knex } from 'knex';
 import type { ChildrenField, GenericField, Registry, ResolvedField, ResolvedModel, StoredField } from '../definitions/registry-types';
 import { defaultWith } from '../definitions/named-functions';
 import { validateBody } from '../validation/body-validator';
@@ -16,6 +15,7 @@ import { valueProblems } from '../validation/value-validators';
 import type { Config } from '../config';
 import { ident, sql } from '../sql/fragment';
 import { runRows } from '../database/run';
+import type { Db } from '../database/db';
 
 export type WriteMode = 'create' | 'put' | 'patch';
 
@@ -89,7 +89,7 @@ export const preparations = diagnostics_channel.channel('patchbay:prepare-write'
  * value normalisation (addresses, MACs), relations given by id or attributes, defaults on create.
  */
 export async function prepareWrite(
-  db: Knex | Knex.Transaction,
+  db: Db,
   registry: Registry,
   model: ResolvedModel,
   input: unknown,
@@ -267,7 +267,7 @@ function applyDefault(field: ResolvedField, columns: Record<string, unknown>, mo
  * The tags among `ids` whose object_types name other types only, by name: a tag with object types set
  * may be applied to those types alone (NetBox refuses the rest when they are assigned).
  */
-async function tagsRestrictedElsewhere(db: Knex | Knex.Transaction, tag: ResolvedModel, model: ResolvedModel, ids: number[]): Promise<string[]> {
+async function tagsRestrictedElsewhere(db: Db, tag: ResolvedModel, model: ResolvedModel, ids: number[]): Promise<string[]> {
   if (!ids.length) return [];
   const rows = await runRows<{ name: string }>(db, sql`SELECT "name" FROM ${ident(tag.table)}
       WHERE "id" = ANY(${ids}::bigint[]) AND cardinality("object_types") > 0 AND NOT (${model.label}::text = ANY("object_types")) ORDER BY "name"`);
@@ -348,7 +348,7 @@ function convertScalar(field: ResolvedField, value: unknown): unknown {
 }
 
 async function prepareGeneric(
-  db: Knex | Knex.Transaction,
+  db: Db,
   registry: Registry,
   model: ResolvedModel,
   field: GenericField,
@@ -401,7 +401,7 @@ async function prepareGeneric(
   columns[idKey] = Number(id);
 }
 
-async function storedGeneric(db: Knex | Knex.Transaction, model: ResolvedModel, field: GenericField, id: number): Promise<{ type: unknown; id: unknown }> {
+async function storedGeneric(db: Db, model: ResolvedModel, field: GenericField, id: number): Promise<{ type: unknown; id: unknown }> {
   const rows = await runRows<{ type: unknown; id: unknown }>(db, sql`SELECT ${ident(field.typeColumn)} AS "type", ${ident(field.idColumn)} AS "id" FROM ${ident(model.table)} WHERE "id" = ${id}::bigint`);
   const row = rows[0];
   return row ?? { type: null, id: null };
@@ -409,7 +409,7 @@ async function storedGeneric(db: Knex | Knex.Transaction, model: ResolvedModel, 
 
 /** A children field's objects: each of a type the child's generic relation allows, and existing. */
 async function prepareChildren(
-  db: Knex | Knex.Transaction,
+  db: Db,
   registry: Registry,
   field: ChildrenField,
   items: Array<{ object_type: string; object_id: number }>,

@@ -1,9 +1,9 @@
-import type { Knex } from 'knex';
 import type { Registry, ResolvedModel } from '../definitions/registry-types';
 import { sql } from '../sql/fragment';
 import { runRows } from '../database/run';
 import { definitionsText } from '../validation/custom-field-cache';
 import type { Prepared } from './prepare-write';
+import type { DbTransaction } from '../database/db';
 
 /**
  * A body the one-statement path prepared before giving way to the transactional path (the write was not
@@ -21,7 +21,7 @@ export interface PreparedEarlier {
  * against are still the current ones, read FOR SHARE as the transactional path reads them (so none can
  * change before this write commits). Null when they changed: the body is then prepared again.
  */
-export async function stillPrepared(trx: Knex.Transaction, registry: Registry, model: ResolvedModel, earlier: PreparedEarlier): Promise<Prepared | null> {
+export async function stillPrepared(trx: DbTransaction, registry: Registry, model: ResolvedModel, earlier: PreparedEarlier): Promise<Prepared | null> {
   if (earlier.definitions === null) return earlier.prepared;
   const now = definitionsText(registry, model);
   if (!now) return earlier.prepared;

@@ -1,12 +1,11 @@
-import type { Knex } from 'knex';
 import type { Registry, ResolvedModel } from '../definitions/registry-types';
 import { ident, sql } from '../sql/fragment';
 import { runRows } from '../database/run';
 import { pathsWritten, writesRetracePaths } from '../domain/cables/cable-paths';
 import { customFieldValueProblem, definitionColumns, type CustomFieldDef } from '../validation/custom-field-values';
 import { ValidationError, type FieldErrors } from '../validation/field-errors';
+import type { Db } from '../database/db';
 
-type Db = Knex | Knex.Transaction;
 
 /** Every model's custom-field store column (the custom_fields kind). */
 function stores(registry: Registry): Array<{ model: ResolvedModel; column: string }> {

@@ -1,10 +1,10 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { Knex } from 'knex';
 import type { ResolvedField, ResolvedModel } from '../definitions/registry-types';
 import { ident, join, sql } from '../sql/fragment';
 import { runRows } from '../database/run';
+import type { Db } from '../database/db';
 
 /**
  * Files that live beside the rows naming them (image attachments' images), under the media folder.
@@ -16,7 +16,6 @@ import { runRows } from '../database/run';
  * such a file is never served (the media route serves only files rows name) and may be removed.
  */
 
-type Db = Knex | Knex.Transaction;
 
 /** A model's fields that hold stored files. */
 export function fileFields(model: ResolvedModel): ResolvedField[] {

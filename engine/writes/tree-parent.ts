@@ -1,8 +1,8 @@
-import type { Knex } from 'knex';
 import type { ResolvedModel } from '../definitions/registry-types';
 import { sql } from '../sql/fragment';
 import { runRows } from '../database/run';
 import { treeWalk } from '../reads/tree-walk';
+import type { DbTransaction } from '../database/db';
 
 /** First key of the advisory locks that serialise parent changes ('tree' in ASCII); the second is the table's oid. */
 const TREE_LOCK_SPACE = 0x74726565;
@@ -18,7 +18,7 @@ const TREE_LOCK_SPACE = 0x74726565;
  *
  * Refuses a parent that is the node itself or one of its descendants (returns the message).
  */
-export async function checkTreeParent(trx: Knex.Transaction, model: ResolvedModel, id: number, parentId: number | null): Promise<string | null> {
+export async function checkTreeParent(trx: DbTransaction, model: ResolvedModel, id: number, parentId: number | null): Promise<string | null> {
   if (parentId === null) return null;
   if (parentId === id) return 'Cannot assign self as parent.';
   // The table's name, quoted as an identifier, is bound as text and read as a regclass.

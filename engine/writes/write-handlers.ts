@@ -1,4 +1,3 @@
-import type { Knex } from 'knex';
 import type { ResolvedModel } from '../definitions/registry-types';
 import { prepareWrite, type Prepared, type PreparedWrite, type StoredUpload, type WriteMode } from './prepare-write';
 import { noteFilesLeft, removeFiles, takeFilesLeft } from './stored-files';
@@ -28,8 +27,9 @@ import { afterWrite, beforeDelete } from './role-hooks';
 import { setChangeContext } from './change-context';
 import { changeContextOf } from '../http/api-context';
 import { pathsDeleting, retraceCablesLosingEnds } from '../domain/cables/cable-paths';
+import type { DbTransaction } from '../database/db';
 
-type Trx = Knex.Transaction;
+type Trx = DbTransaction;
 
 /** Writes one prepared object; a constraint the database refuses becomes that element's field errors. */
 async function writeOne(ctx: CallContext, trx: Trx, model: ResolvedModel, write: PreparedWrite, id: number | undefined, many: boolean): Promise<number | FieldErrors> {

@@ -1,9 +1,8 @@
-import type { Knex } from 'knex';
 import type { ResolvedModel } from '../definitions/registry-types';
 import { ident, join, sql, type Sql } from '../sql/fragment';
 import { runRows } from '../database/run';
+import type { Db } from '../database/db';
 
-type Db = Knex | Knex.Transaction;
 type Columns = Record<string, unknown>;
 
 /**

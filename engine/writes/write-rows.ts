@@ -1,12 +1,11 @@
-import type { Knex } from 'knex';
 import type { ChildrenField, ResolvedModel } from '../definitions/registry-types';
 import type { PgError } from '../database/db-errors';
 import type { FieldErrors } from '../validation/field-errors';
 import { ident, join, sql, type SqlValue } from '../sql/fragment';
 import { runRows } from '../database/run';
 import { noteFilesLeft } from './stored-files';
+import type { Db } from '../database/db';
 
-type Db = Knex | Knex.Transaction;
 
 /** Inserts one object's columns; returns its new id. */
 export async function insertRow(db: Db, model: ResolvedModel, columns: Record<string, unknown>): Promise<number> {

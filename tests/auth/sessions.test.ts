@@ -79,8 +79,10 @@ async function csrfOf(agent: TestAgent): Promise<string> {
   return m![1]!;
 }
 
-async function tokensOf(userId: number): Promise<Array<{ id: number; key: string; description: string; write_enabled: boolean; expires: Date | null }>> {
-  const r = await t.knex.raw(`SELECT "id", "key", "description", "write_enabled", "expires" FROM "users_token" WHERE "user_id" = ? ORDER BY "id"`, [userId]);
+type TokenRow = { id: number; key: string; description: string; write_enabled: boolean; expires: Date | null };
+
+async function tokensOf(userId: number): Promise<TokenRow[]> {
+  const r = await t.knex.raw<TokenRow>(`SELECT "id", "key", "description", "write_enabled", "expires" FROM "users_token" WHERE "user_id" = ? ORDER BY "id"`, [userId]);
   return r.rows;
 }
 

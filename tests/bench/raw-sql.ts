@@ -1,12 +1,12 @@
-import type { Knex } from 'knex';
 import { connectDatabase, type DatabaseOptions } from '../../engine/database/connect';
 import { quoteIdent } from '../../engine/migrations/identifiers';
 import { elapsedMs, summarize, type LatencySummary } from './stats';
+import type { Db } from '../../engine/database/db';
 
 /**
  * The ceiling the API should approach: the rows a scenario returns, fetched by one hand-written SQL query per
  * request (foreign keys joined, tags aggregated, count(*) for lists as the API's `count`) through the same
- * knex/pg (or PGlite) connection type the server uses, and JSON.stringify'd, timed like the HTTP points.
+ * database layer (pg.Pool, or PGlite) the server uses, and JSON.stringify'd, timed like the HTTP points.
  */
 export interface RawQuery {
   table: string;
@@ -37,11 +37,11 @@ interface Catalog {
   foreignKeys: Map<string, Array<[string, string]>>;
 }
 
-async function readCatalog(knex: Knex): Promise<Catalog> {
-  const cols = await knex.raw<{ rows: Array<{ table_name: string; column_name: string }> }>(
+async function readCatalog(knex: Db): Promise<Catalog> {
+  const cols = await knex.raw<{ table_name: string; column_name: string }>(
     `SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = current_schema()`,
   );
-  const fks = await knex.raw<{ rows: Array<{ table_name: string; column_name: string; target: string }> }>(
+  const fks = await knex.raw<{ table_name: string; column_name: string; target: string }>(
     `SELECT t.relname AS table_name, a.attname AS column_name, r.relname AS target
        FROM pg_constraint c
        JOIN pg_class t ON t.oid = c.conrelid
@@ -100,18 +100,18 @@ export function buildSql(q: RawQuery, catalog: Catalog): { rows: string; count: 
 }
 
 /** One raw request: count (lists) and rows, then the JSON text the API would send. */
-async function once(knex: Knex, sql: { rows: string; count: string | null }, bindings: Array<string | number>): Promise<{ rows: number; bytes: number }> {
+async function once(knex: Db, sql: { rows: string; count: string | null }, bindings: Array<string | number>): Promise<{ rows: number; bytes: number }> {
   let count = 0;
   if (sql.count) {
-    const c = await knex.raw<{ rows: Array<{ n: number }> }>(sql.count, bindings);
+    const c = await knex.raw<{ n: number }>(sql.count, bindings);
     count = c.rows[0]?.n ?? 0;
   }
-  const r = await knex.raw<{ rows: Array<Record<string, unknown>> }>(sql.rows, bindings);
+  const r = await knex.raw<Record<string, unknown>>(sql.rows, bindings);
   const text = JSON.stringify(sql.count ? { count, next: null, previous: null, results: r.rows } : r.rows[0] ?? null);
   return { rows: r.rows.length, bytes: Buffer.byteLength(text) };
 }
 
-async function timeLoop(knex: Knex, sql: { rows: string; count: string | null }, bindings: Array<string | number>, connections: number, seconds: number): Promise<RawPoint> {
+async function timeLoop(knex: Db, sql: { rows: string; count: string | null }, bindings: Array<string | number>, connections: number, seconds: number): Promise<RawPoint> {
   const latencies: number[] = [];
   let rows = 0;
   let bytes = 0;

@@ -125,7 +125,7 @@ export function renderReport(run: BenchRun): string {
     `  - machine: ${run.machine}`,
     `  - NetBox columns: ${BASELINE_SOURCE}`,
     '  - raw: the same rows by one hand-written SQL query (foreign keys joined, tags aggregated, count(*) for lists) in the bench process '
-      + 'through the same knex connection type, JSON.stringify\'d; API/raw is the share of that ceiling the API reaches',
+      + 'through the same database layer, JSON.stringify\'d; API/raw is the share of that ceiling the API reaches',
     '  - `*` marks scenarios that are not in the NetBox baseline',
   ];
   if (seed) {

@@ -40,7 +40,7 @@ onPostgres('EXPLAIN of the IPAM containment filters (PostgreSQL only)', () => {
     await t.knex.raw(`INSERT INTO ${A} ("address", "dns_name") SELECT set_masklen('10.0.0.1'::inet + (g * 5), 24), 'host' || g || '.example.net' FROM generate_series(0, 49999) AS g`);
     await t.knex.raw(`ANALYZE ${P}`);
     await t.knex.raw(`ANALYZE ${A}`);
-    t.knex.on('query', (q: { sql: string; bindings?: unknown[] }) => captured.push({ sql: q.sql, bindings: q.bindings ?? [] }));
+    t.knex.on('query', (q) => captured.push({ sql: q.sql, bindings: [...q.bindings] }));
   }, 120_000);
 
   afterAll(async () => {
@@ -48,15 +48,9 @@ onPostgres('EXPLAIN of the IPAM containment filters (PostgreSQL only)', () => {
   });
 
   async function explain(sql: string, bindings: unknown[]): Promise<PlanNode> {
-    // The statement exactly as the engine sent it ($n placeholders), through the pool's own connection.
-    const client = t.knex.client as { acquireConnection(): Promise<unknown>; releaseConnection(c: unknown): Promise<void> };
-    const conn = (await client.acquireConnection()) as { query(text: string, values: unknown[]): Promise<{ rows: Array<Record<string, unknown>> }> };
-    try {
-      const res = await conn.query(`EXPLAIN (FORMAT JSON) ${sql}`, bindings);
-      return (res.rows[0]!['QUERY PLAN'] as Array<{ Plan: PlanNode }>)[0]!.Plan;
-    } finally {
-      await client.releaseConnection(conn);
-    }
+    // The statement exactly as the engine sent it ($n placeholders), on a connection of the same settings.
+    const res = await t.knex.run({ text: `EXPLAIN (FORMAT JSON) ${sql}`, values: bindings });
+    return (res.rows[0]!['QUERY PLAN'] as Array<{ Plan: PlanNode }>)[0]!.Plan;
   }
 
   // within / within_include (<<, <<=) may be served by the GiST index or by the btree, from which

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import knexLib, { type Knex } from 'knex';
-import ClientPgLite from 'knex-pglite';
+import { connectDatabase, type Database } from '../../engine/database/connect';
+import type { Db } from '../../engine/database/db';
 import { diffSnapshots } from '../../engine/migrations/diff-snapshots';
 import {
   listMigrationFiles,
@@ -134,166 +134,203 @@ async function sqlState(promise: Promise<unknown>): Promise<string> {
   return 'no error';
 }
 
-async function count(knex: Knex, table: string): Promise<number> {
-  const rows = (await knex(table).count<{ n: string | number }[]>({ n: '*' })) as { n: string | number }[];
-  return Number(rows[0]!.n);
+async function count(db: Db, table: string): Promise<number> {
+  return Number((await db.raw<{ n: number }>(`SELECT count(*)::int AS "n" FROM "${table}"`)).rows[0]!.n);
+}
+
+/** One row of an INSERT ... RETURNING. */
+async function insert(db: Db, sql: string, bindings: unknown[] = []): Promise<Record<string, unknown>> {
+  return (await db.raw(sql, bindings)).rows[0]!;
+}
+
+async function hasTable(db: Db, table: string): Promise<boolean> {
+  return (await db.raw<{ found: boolean }>(`SELECT to_regclass(?) IS NOT NULL AS "found"`, [table])).rows[0]!.found;
+}
+
+async function column(db: Db, sql: string, bindings: unknown[] = []): Promise<unknown[]> {
+  return (await db.raw(sql, bindings)).rows.map((r) => Object.values(r)[0]);
 }
 
 const schemaName = `migrator_${process.pid}_${Date.now()}`;
 
 interface Backend {
   name: string;
-  open(): Promise<Knex>;
+  open(): Promise<Database>;
 }
 
 const backends: Backend[] = [
-  {
-    name: 'PostgreSQL',
-    open: async () => knexLib({ client: 'pg', connection: PG_URL, searchPath: [schemaName], pool: { min: 0, max: 4 } }),
-  },
-  {
-    name: 'PGlite',
-    open: async () =>
-      knexLib({
-        client: ClientPgLite as unknown as typeof knexLib.Client,
-        dialect: 'postgres',
-        connection: {},
-        searchPath: [schemaName],
-      }),
-  },
+  { name: 'PostgreSQL', open: () => connectDatabase({ url: PG_URL, schema: schemaName, poolMax: 4 }) },
+  { name: 'PGlite', open: () => connectDatabase({ schema: schemaName }) },
 ];
 
 describe.each(backends)('migrate on $name', (backend) => {
-  let knex: Knex;
+  let database: Database;
+  let db: Db;
   let dir: string;
 
   beforeAll(async () => {
-    knex = await backend.open();
-    await knex.raw(`CREATE SCHEMA "${schemaName}"`);
+    database = await backend.open();
+    db = database.knex;
     dir = tempDir();
   });
 
   afterAll(async () => {
-    await knex.raw(`DROP SCHEMA "${schemaName}" CASCADE`);
-    await knex.destroy();
+    await db.raw(`DROP SCHEMA "${schemaName}" CASCADE`);
+    await database.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
   test('the first migration creates a schema whose constraints hold', async () => {
     const file = makeMigration(dir, firstSnapshot());
     expect(path.basename(file)).toBe('0001_initial.sql');
-    expect(await pendingMigrations(knex, dir, schemaName)).toEqual(['0001_initial.sql']);
-    expect(await migrate(knex, dir, schemaName)).toEqual(['0001_initial.sql']);
-    expect(await pendingMigrations(knex, dir, schemaName)).toEqual([]);
+    expect(await pendingMigrations(db, dir, schemaName)).toEqual(['0001_initial.sql']);
+    expect(await migrate(db, dir, schemaName)).toEqual(['0001_initial.sql']);
+    expect(await pendingMigrations(db, dir, schemaName)).toEqual([]);
 
-    const bookkeeping = await knex('information_schema.tables')
-      .where({ table_schema: schemaName })
-      .whereIn('table_name', ['knex_migrations', 'knex_migrations_lock'])
-      .pluck('table_name');
-    expect(bookkeeping.sort()).toEqual(['knex_migrations', 'knex_migrations_lock']);
+    const bookkeeping = await column(
+      db,
+      `SELECT "table_name" FROM information_schema.tables WHERE "table_schema" = ? AND "table_name" IN ('knex_migrations', 'knex_migrations_lock') ORDER BY 1`,
+      [schemaName],
+    );
+    expect(bookkeeping).toEqual(['knex_migrations', 'knex_migrations_lock']);
 
-    const [world] = await knex('dcim_region').insert({ name: 'World' }).returning('id');
-    const [europe] = await knex('dcim_region').insert({ name: 'Europe', parent_id: world.id }).returning('id');
-    const [site] = await knex('dcim_site').insert({ name: 'ams1', region_id: europe.id }).returning(['id', 'status']);
+    const world = await insert(db, `INSERT INTO "dcim_region" ("name") VALUES ('World') RETURNING "id"`);
+    const europe = await insert(db, `INSERT INTO "dcim_region" ("name", "parent_id") VALUES ('Europe', ?) RETURNING "id"`, [world.id]);
+    const site = await insert(db, `INSERT INTO "dcim_site" ("name", "region_id") VALUES ('ams1', ?) RETURNING "id", "status"`, [europe.id]);
     expect(site.status).toBe('active');
 
     // NULLS NOT DISTINCT: two sites named ams1 without a tenant collide.
-    expect(await sqlState(knex('dcim_site').insert({ name: 'ams1' }))).toBe('23505');
-    await knex('dcim_site').insert({ name: 'ams1', tenant: 'acme' });
+    expect(await sqlState(db.raw(`INSERT INTO "dcim_site" ("name") VALUES ('ams1')`))).toBe('23505');
+    await db.raw(`INSERT INTO "dcim_site" ("name", "tenant") VALUES ('ams1', 'acme')`);
 
-    const [prefix] = await knex('ipam_prefix')
-      .insert({ prefix: '10.0.0.0/8', site_id: site.id, excluded: knex.raw(`'{10.9.0.0/16}'::cidr[]`) })
-      .returning('id');
-    await knex('ipam_prefix').insert({ prefix: '10.1.0.0/16', site_id: site.id });
-    await knex('dcim_site').where({ id: site.id }).update({ primary_prefix_id: prefix.id });
-    const containing = await knex('ipam_prefix').whereRaw(`prefix >> '10.1.2.0/24'::cidr`).pluck('prefix');
-    expect(containing.sort()).toEqual(['10.0.0.0/8', '10.1.0.0/16']);
-    const gist = await knex('pg_indexes').where({ schemaname: schemaName, indexname: 'ipam_prefix_prefix_gist' }).first('indexdef');
-    expect(gist.indexdef).toContain('USING gist (prefix inet_ops)');
+    const prefix = await insert(db, `INSERT INTO "ipam_prefix" ("prefix", "site_id", "excluded") VALUES ('10.0.0.0/8', ?, '{10.9.0.0/16}'::cidr[]) RETURNING "id"`, [site.id]);
+    await db.raw(`INSERT INTO "ipam_prefix" ("prefix", "site_id") VALUES ('10.1.0.0/16', ?)`, [site.id]);
+    await db.raw(`UPDATE "dcim_site" SET "primary_prefix_id" = ? WHERE "id" = ?`, [prefix.id, site.id]);
+    const containing = await column(db, `SELECT "prefix" FROM "ipam_prefix" WHERE prefix >> '10.1.2.0/24'::cidr ORDER BY 1`);
+    expect(containing).toEqual(['10.0.0.0/8', '10.1.0.0/16']);
+    const [gist] = await column(db, `SELECT "indexdef" FROM "pg_indexes" WHERE "schemaname" = ? AND "indexname" = 'ipam_prefix_prefix_gist'`, [schemaName]);
+    expect(gist).toContain('USING gist (prefix inet_ops)');
 
     // RESTRICT: a region with sites stays; SET NULL: its children let go of a deleted parent.
-    expect(RESTRICT_REFUSED).toContain(await sqlState(knex('dcim_region').where({ id: europe.id }).del()));
-    await knex('dcim_site').where({ region_id: europe.id }).update({ region_id: null });
-    await knex('dcim_region').where({ id: world.id }).del();
-    expect((await knex('dcim_region').where({ id: europe.id }).first('parent_id')).parent_id).toBeNull();
+    expect(RESTRICT_REFUSED).toContain(await sqlState(db.raw(`DELETE FROM "dcim_region" WHERE "id" = ?`, [europe.id])));
+    await db.raw(`UPDATE "dcim_site" SET "region_id" = NULL WHERE "region_id" = ?`, [europe.id]);
+    await db.raw(`DELETE FROM "dcim_region" WHERE "id" = ?`, [world.id]);
+    expect(await column(db, `SELECT "parent_id" FROM "dcim_region" WHERE "id" = ?`, [europe.id])).toEqual([null]);
 
     // CASCADE: prefixes go with their site (and the site's own key to its prefix does not get in the way).
-    await knex('dcim_site').where({ id: site.id }).del();
-    expect(await count(knex, 'ipam_prefix')).toBe(0);
+    await db.raw(`DELETE FROM "dcim_site" WHERE "id" = ?`, [site.id]);
+    expect(await count(db, 'ipam_prefix')).toBe(0);
   });
 
   test('a second migration alters tables that hold rows, and a rerun applies nothing', async () => {
-    const [site] = await knex('dcim_site').insert({ name: 'fra1', tenant: 'x'.repeat(50) }).returning('id');
-    await knex('ipam_prefix').insert({ prefix: '192.0.2.0/24', site_id: site.id });
-    const [ip] = await knex('ipam_ipaddress').insert({ address: '192.0.2.1/24' }).returning('id');
+    const site = await insert(db, `INSERT INTO "dcim_site" ("name", "tenant") VALUES ('fra1', ?) RETURNING "id"`, ['x'.repeat(50)]);
+    await db.raw(`INSERT INTO "ipam_prefix" ("prefix", "site_id") VALUES ('192.0.2.0/24', ?)`, [site.id]);
+    const ip = await insert(db, `INSERT INTO "ipam_ipaddress" ("address") VALUES ('192.0.2.1/24') RETURNING "id"`);
     expect(ip.id).toBeDefined();
 
     const file = makeMigration(dir, secondSnapshot());
     expect(path.basename(file)).toMatch(/^0002_[a-z0-9_]+\.sql$/);
-    expect(await pendingMigrations(knex, dir, schemaName)).toEqual([path.basename(file)]);
-    expect(await migrate(knex, dir, schemaName)).toEqual([path.basename(file)]);
-    expect(await migrate(knex, dir, schemaName)).toEqual([]);
+    expect(await pendingMigrations(db, dir, schemaName)).toEqual([path.basename(file)]);
+    expect(await migrate(db, dir, schemaName)).toEqual([path.basename(file)]);
+    expect(await migrate(db, dir, schemaName)).toEqual([]);
 
-    const row = await knex('dcim_site').where({ id: site.id }).first();
+    const row = await insert(db, `SELECT * FROM "dcim_site" WHERE "id" = ?`, [site.id]);
     expect(row.facility).toBe('');
     expect(row).not.toHaveProperty('legacy');
-    await knex('dcim_site').where({ id: site.id }).update({ tenant: 'y'.repeat(100) });
-    expect((await knex('dcim_site').insert({ name: 'new' }).returning('status'))[0].status).toBe('planned');
+    await db.raw(`UPDATE "dcim_site" SET "tenant" = ? WHERE "id" = ?`, ['y'.repeat(100), site.id]);
+    expect((await insert(db, `INSERT INTO "dcim_site" ("name") VALUES ('new') RETURNING "status"`)).status).toBe('planned');
     // The NULL description was filled from the new default before NOT NULL was set.
-    expect((await knex('ipam_prefix').first('description')).description).toBe('');
-    expect(await knex.schema.hasTable('ipam_ipaddress')).toBe(false);
-    expect(await knex.schema.hasTable('tenancy_tenant')).toBe(true);
+    expect(await column(db, `SELECT "description" FROM "ipam_prefix" LIMIT 1`)).toEqual(['']);
+    expect(await hasTable(db, 'ipam_ipaddress')).toBe(false);
+    expect(await hasTable(db, 'tenancy_tenant')).toBe(true);
     // The prefix key now restricts instead of cascading.
-    expect(RESTRICT_REFUSED).toContain(await sqlState(knex('dcim_site').where({ id: site.id }).del()));
+    expect(RESTRICT_REFUSED).toContain(await sqlState(db.raw(`DELETE FROM "dcim_site" WHERE "id" = ?`, [site.id])));
 
-    const applied = await knex('knex_migrations').orderBy('id').pluck('name');
-    expect(applied).toEqual(['0001_initial.sql', path.basename(file)]);
+    const applied = await db.raw<{ name: string; batch: number }>(`SELECT "name", "batch" FROM "knex_migrations" ORDER BY "id"`);
+    expect(applied.rows).toEqual([{ name: '0001_initial.sql', batch: 1 }, { name: path.basename(file), batch: 2 }]);
   });
 
   test('a migration that fails leaves nothing behind and can be fixed and rerun', async () => {
-    // knex logs the failure it is about to rethrow; the test checks the error itself.
-    const log = jest.spyOn(console, 'log').mockImplementation(() => undefined);
     const broken = path.join(dir, '0003_broken.sql');
     fs.writeFileSync(broken, `${MIGRATION_HEADER}\n\nCREATE TABLE "half_done" ("id" bigint);\n\nSELECT 1/0;\n`);
-    expect(await sqlState(migrate(knex, dir, schemaName))).toBe('22012');
-    log.mockRestore();
-    expect(await knex.schema.hasTable('half_done')).toBe(false);
-    expect(await pendingMigrations(knex, dir, schemaName)).toEqual(['0003_broken.sql']);
-    fs.writeFileSync(broken, `CREATE TABLE "half_done" ("id" bigint, "q" text DEFAULT '?;' /* ; */);\n`);
-    expect(await migrate(knex, dir, schemaName)).toEqual(['0003_broken.sql']);
-    expect(await knex.schema.hasTable('half_done')).toBe(true);
+    expect(await sqlState(migrate(db, dir, schemaName))).toBe('22012');
+    expect(await hasTable(db, 'half_done')).toBe(false);
+    expect(await pendingMigrations(db, dir, schemaName)).toEqual(['0003_broken.sql']);
+    // A ? and a backslash before one are plain SQL text now (knex took each ? for a hole).
+    fs.writeFileSync(broken, `CREATE TABLE "half_done" ("id" bigint, "q" text DEFAULT '?;' /* ; */, "r" text DEFAULT E'\\\\?');\n`);
+    expect(await migrate(db, dir, schemaName)).toEqual(['0003_broken.sql']);
+    expect(await hasTable(db, 'half_done')).toBe(true);
+    expect(await insert(db, `INSERT INTO "half_done" ("id") VALUES (1) RETURNING "q", "r"`)).toEqual({ q: '?;', r: '\\?' });
+    expect(await column(db, `SELECT "is_locked" FROM "knex_migrations_lock"`)).toEqual([0]);
+  });
+
+  test('a database migrated by knex\'s migrator carries on: its rows are read, new ones added alike', async () => {
+    const other = `${schemaName}_knex`;
+    const knexDir = tempDir();
+    await db.raw(`CREATE SCHEMA "${other}"`);
+    try {
+      // The tables and rows as knex 3 left them (its DDL for increments/string/integer/timestamp on PostgreSQL).
+      await db.raw(`CREATE TABLE "${other}"."knex_migrations" ("id" serial primary key, "name" varchar(255), "batch" integer, "migration_time" timestamptz)`);
+      await db.raw(`CREATE TABLE "${other}"."knex_migrations_lock" ("index" serial primary key, "is_locked" integer)`);
+      await db.raw(`INSERT INTO "${other}"."knex_migrations_lock" ("is_locked") VALUES (0)`);
+      await db.raw(`INSERT INTO "${other}"."knex_migrations" ("name", "batch", "migration_time") VALUES ('0001_initial.sql', 1, now() - interval '1 day')`);
+      fs.writeFileSync(path.join(knexDir, '0001_initial.sql'), `CREATE TABLE "${other}"."first" ("id" bigint);\n`);
+      fs.writeFileSync(path.join(knexDir, '0002_second.sql'), `CREATE TABLE "${other}"."second" ("id" bigint);\n`);
+
+      expect(await pendingMigrations(db, knexDir, other)).toEqual(['0002_second.sql']);
+      expect(await migrate(db, knexDir, other)).toEqual(['0002_second.sql']);
+      const rows = await db.raw<{ name: string; batch: number; recent: boolean }>(
+        `SELECT "name", "batch", "migration_time" > now() - interval '1 hour' AS "recent" FROM "${other}"."knex_migrations" ORDER BY "id"`,
+      );
+      expect(rows.rows).toEqual([{ name: '0001_initial.sql', batch: 1, recent: false }, { name: '0002_second.sql', batch: 2, recent: true }]);
+      expect([await hasTable(db, `"${other}"."first"`), await hasTable(db, `"${other}"."second"`)]).toEqual([false, true]);
+      expect(await column(db, `SELECT "is_locked" FROM "${other}"."knex_migrations_lock"`)).toEqual([0]);
+    } finally {
+      await db.raw(`DROP SCHEMA "${other}" CASCADE`);
+      fs.rmSync(knexDir, { recursive: true, force: true });
+    }
+  });
+
+  test('an applied migration whose file is gone is refused, not guessed at', async () => {
+    const gone = path.join(dir, '0003_broken.sql');
+    const text = fs.readFileSync(gone, 'utf8');
+    fs.rmSync(gone);
+    try {
+      await expect(migrate(db, dir, schemaName)).rejects.toThrow(/the following files are missing: 0003_broken\.sql$/);
+    } finally {
+      fs.writeFileSync(gone, text);
+    }
   });
 });
 
 describe('two instances migrating one PostgreSQL database at once', () => {
   const schema = `${schemaName}_race`;
-  const open = (): Knex => knexLib({ client: 'pg', connection: PG_URL, searchPath: [schema], pool: { min: 0, max: 3 } });
-  let a: Knex;
-  let b: Knex;
+  const open = () => connectDatabase({ url: PG_URL, schema, poolMax: 3 });
+  let a: Database;
+  let b: Database;
   let dir: string;
 
   beforeAll(async () => {
-    a = open();
-    b = open();
-    await a.raw(`CREATE SCHEMA "${schema}"`);
+    a = await open();
+    b = await open();
     dir = tempDir();
     makeMigration(dir, firstSnapshot());
     makeMigration(dir, secondSnapshot());
   });
 
   afterAll(async () => {
-    await a.raw(`DROP SCHEMA "${schema}" CASCADE`);
-    await Promise.all([a.destroy(), b.destroy()]);
+    await a.knex.raw(`DROP SCHEMA "${schema}" CASCADE`);
+    await Promise.all([a.close(), b.close()]);
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
   test('both succeed and each migration runs once', async () => {
     const names = listMigrationFiles(dir);
     expect(names).toHaveLength(2);
-    const results = await Promise.all([migrate(a, dir, schema), migrate(b, dir, schema)]);
+    const results = await Promise.all([migrate(a.knex, dir, schema), migrate(b.knex, dir, schema)]);
     expect(results.flat().sort()).toEqual(names);
-    expect(await a('knex_migrations').orderBy('id').pluck('name')).toEqual(names);
-    expect(await a('knex_migrations_lock').pluck('is_locked')).toEqual([0]);
+    expect(await column(a.knex, `SELECT "name" FROM "knex_migrations" ORDER BY "id"`)).toEqual(names);
+    expect(await column(a.knex, `SELECT "is_locked" FROM "knex_migrations_lock"`)).toEqual([0]);
   });
 });
 

@@ -2,7 +2,6 @@ import path from 'node:path';
 import os from 'node:os';
 import fs from 'node:fs';
 import crypto from 'node:crypto';
-import type { Knex } from 'knex';
 import supertest from 'supertest';
 import type TestAgent from 'supertest/lib/agent';
 import { createApp } from '../../engine/app';
@@ -13,6 +12,7 @@ import { migrate } from '../../engine/migrations/migrator';
 import type { Registry } from '../../engine/definitions/registry-types';
 import type { Clock } from '../../engine/auth/clock';
 import { closeSharedSandbox } from '../../engine/sandbox/shared-sandbox';
+import type { DbHandle } from '../../engine/database/db';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -33,7 +33,7 @@ export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined;
 export interface TestApp {
   api: TestAgent;
   registry: Registry;
-  knex: Knex;
+  knex: DbHandle;
   db: Database;
   config: Config;
   /** A superuser's write-enabled token. */

@@ -1,5 +1,4 @@
 import type { Request, Response } from 'express';
-import type { Knex } from 'knex';
 import type { Registry, ResolvedField, ResolvedModel } from '../../definitions/registry-types';
 import type { JsonSchema } from '../../validation/request-schema';
 import type { CallContext } from '../../http/api-context';
@@ -14,6 +13,7 @@ import { runRows } from '../../database/run';
 import { gapsStatement, scopeOrAll, type Gap, type UsedSpans } from './free-space';
 import { schemaRef } from '../../openapi/component-names';
 import { representationName } from '../../openapi/representation-schema';
+import type { Db, DbTransaction } from '../../database/db';
 
 /**
  * What the allocation actions share (available-ips, available-prefixes, available-vlans, available-asns):
@@ -100,13 +100,13 @@ export function scopeColumns(model: ResolvedModel, o: AllocationOptions): Sql[] 
  * parent and any server instance, waits for the one before it to commit, and then reads the free space
  * in a statement of its own, so it sees what the other wrote.
  */
-export async function lockSpace(trx: Knex.Transaction, model: ResolvedModel, o: AllocationOptions, id: number): Promise<void> {
+export async function lockSpace(trx: DbTransaction, model: ResolvedModel, o: AllocationOptions, id: number): Promise<void> {
   const parts = [sql`${`allocate:${o.creates}`}::text`, ...(o.scope ?? []).map((s) => sql`coalesce(${column('t', columnOf(model, o.set![s]!))}::text, '')`)];
   await runRows(trx, sql`SELECT pg_advisory_xact_lock(hashtextextended(concat_ws('|', ${join(parts)}), 0)) FROM ${ident(model.table)} AS "t" WHERE "t"."id" = ${id}::bigint`);
 }
 
 /** The gaps of the parent's span, at most `limit` (null: all). */
-export async function readGaps(db: Knex | Knex.Transaction, statement: Sql): Promise<Gap[]> {
+export async function readGaps(db: Db, statement: Sql): Promise<Gap[]> {
   return runRows<Gap>(db, statement);
 }
 
@@ -140,7 +140,7 @@ export async function shownValues(ctx: CallContext, model: ResolvedModel, id: nu
 }
 
 /** The parent's values copied onto every created object (`set`), by id. */
-export async function setValues(trx: Knex.Transaction, model: ResolvedModel, id: number, o: AllocationOptions): Promise<Record<string, unknown>> {
+export async function setValues(trx: DbTransaction, model: ResolvedModel, id: number, o: AllocationOptions): Promise<Record<string, unknown>> {
   const entries = Object.entries(o.set ?? {});
   if (!entries.length) return {};
   const [row] = await runRows<Record<string, unknown>>(trx, sql`SELECT ${join(entries.map(([mine, from]) => sql`${column('t', columnOf(model, from))} AS ${ident(mine)}`))} FROM ${ident(model.table)} AS "t" WHERE "t"."id" = ${id}::bigint`);
@@ -172,8 +172,8 @@ export async function serveAllocation(
   model: ResolvedModel,
   id: number,
   o: AllocationOptions,
-  free: (db: Knex, limit: number) => Promise<Array<Record<string, unknown>>>,
-  allocate: (trx: Knex.Transaction, items: Array<Record<string, unknown>>, many: boolean) => Promise<Array<Record<string, unknown>>>,
+  free: (db: Db, limit: number) => Promise<Array<Record<string, unknown>>>,
+  allocate: (trx: DbTransaction, items: Array<Record<string, unknown>>, many: boolean) => Promise<Array<Record<string, unknown>>>,
 ): Promise<void> {
   const created = createdModel(ctx.registry, o);
   if (req.method === 'GET' || req.method === 'HEAD') {

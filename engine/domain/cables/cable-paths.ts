@@ -1,10 +1,9 @@
-import type { Knex } from 'knex';
 import type { Registry, ResolvedModel } from '../../definitions/registry-types';
 import { pathNodes, type PathNodes } from '../../definitions/path-nodes';
 import { column, ident, join, sql } from '../../sql/fragment';
 import { runRows } from '../../database/run';
+import type { Db } from '../../database/db';
 
-type Db = Knex | Knex.Transaction;
 
 /** A node of a path: [type label, id], as stored in a path's hops. */
 export type PathNode = [string, number];

@@ -1,12 +1,11 @@
-import type { Knex } from 'knex';
 import type { InstantiateRule } from '../../definitions/generated/model-definition';
 import type { Registry, ResolvedField, ResolvedModel } from '../../definitions/registry-types';
 import { HttpError } from '../../http/http-error';
 import { runRows } from '../../database/run';
 import { and, column, ident, join, sql, type Sql } from '../../sql/fragment';
 import { asPgError, NOT_NULL_VIOLATION, UNIQUE_VIOLATION } from '../../database/db-errors';
+import type { Db } from '../../database/db';
 
-type Db = Knex | Knex.Transaction;
 
 /**
  * The `instantiate` word: rows copied from templates when objects are created (a device's ports from its

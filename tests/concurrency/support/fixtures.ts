@@ -1,4 +1,3 @@
-import type { Knex } from 'knex';
 import type { TestApp } from '../../support/test-app';
 
 /** Objects the scenarios build on, created through the primary instance as the superuser. */
@@ -69,7 +68,7 @@ export class Fixtures {
 
   /** A count from SQL on the test schema. */
   async count(sql: string, bindings: unknown[] = []): Promise<number> {
-    const r = await this.t.knex.raw(`SELECT (${sql})::int AS "n"`, bindings as Knex.RawBinding[]);
+    const r = await this.t.knex.raw(`SELECT (${sql})::int AS "n"`, bindings as unknown[]);
     return (r.rows as Array<{ n: number }>)[0]!.n;
   }
 }

@@ -1,9 +1,9 @@
-import type { Knex } from 'knex';
 import type { TestApp } from '../../support/test-app';
 import type { ResolvedModel } from '../../../engine/definitions/registry-types';
 import { quoteIdent } from '../../../engine/migrations/identifiers';
 import { listUrl, servedModels, validObjects, type Body } from '../../support/valid-objects';
 import { sendObject } from '../../support/send-object';
+import type { Db } from '../../../engine/database/db';
 
 /**
  * What every case may count on finding: callers of each kind (tokens, browser sessions logged in
@@ -77,7 +77,7 @@ interface Snapshot {
 /** Columns a request legitimately moves on its own (a token's last use): not a change to undo. */
 const VOLATILE = ['last_used', 'last_updated', 'last_login'];
 
-async function snapshot(knex: Knex, table: string, key: string, ids: number[]): Promise<Snapshot> {
+async function snapshot(knex: Db, table: string, key: string, ids: number[]): Promise<Snapshot> {
   const r = await knex.raw(`SELECT to_jsonb(x) AS "row" FROM ${quoteIdent(table)} x WHERE ${quoteIdent(key)} = ANY(?) ORDER BY 1`, [ids]);
   return { table, key, rows: (r.rows as Array<{ row: unknown }>).map((x) => x.row) };
 }
@@ -90,7 +90,7 @@ function comparable(rows: unknown[]): string {
   );
 }
 
-async function restoreSnapshot(knex: Knex, s: Snapshot): Promise<void> {
+async function restoreSnapshot(knex: Db, s: Snapshot): Promise<void> {
   const ids = [...new Set(s.rows.map((r) => (r as Record<string, number>)[s.key]!))];
   const now = await snapshot(knex, s.table, s.key, ids);
   if (comparable(now.rows) === comparable(s.rows)) return;
@@ -210,12 +210,12 @@ export async function makeFixtures(t: TestApp): Promise<Fixtures> {
   // The callers' own users may be named in bodies too (a permission given to the constrained user, a token
   // made for another): after the fixtures' two, so reads, changes and deletes still aim at those.
   objects.get(users.label)?.push(...userIds);
-  const tokenIdsOf = async (ids: number[]) => (await t.knex.raw(`SELECT "id" FROM ${quoteIdent(tokens.table)} WHERE "user_id" = ANY(?)`, [ids])).rows.map((r: { id: number }) => r.id) as number[];
+  const tokenIdsOf = async (ids: number[]) => (await t.knex.raw<{ id: number }>(`SELECT "id" FROM ${quoteIdent(tokens.table)} WHERE "user_id" = ANY(?)`, [ids])).rows.map((r: { id: number }) => r.id) as number[];
   const joinTable = (m: ResolvedModel, field: string) => m.fields.get(field)!.joinTable!;
   const kept: Snapshot[] = [
     await snapshot(t.knex, users.table, 'id', userIds),
     await snapshot(t.knex, tokens.table, 'id', await tokenIdsOf(userIds)),
-    await snapshot(t.knex, sessionsModel.table, 'id', (await t.knex.raw(`SELECT "id" FROM ${quoteIdent(sessionsModel.table)} WHERE "user_id" = ANY(?)`, [[superUser, plainUser]])).rows.map((r: { id: number }) => r.id)),
+    await snapshot(t.knex, sessionsModel.table, 'id', (await t.knex.raw<{ id: number }>(`SELECT "id" FROM ${quoteIdent(sessionsModel.table)} WHERE "user_id" = ANY(?)`, [[superUser, plainUser]])).rows.map((r: { id: number }) => r.id)),
     await snapshot(t.knex, permission.table, 'id', permissionIds),
     await snapshot(t.knex, joinTable(permission, 'users'), 'source_id', permissionIds),
   ];
