@@ -16,6 +16,7 @@ import { migrate } from './migrations/migrator';
 import { filterTable } from './filters/filter-table';
 import { checkDefinitionChecks, compileChecks } from './validation/definition-checks';
 import { checkDeclaredFilter } from './filters/domain-filters';
+import { checkTargetFilters } from './filters/check-target-filters';
 import { FaultCollector } from './definitions/fault-collector';
 
 /**
@@ -33,6 +34,7 @@ export function loadRegistry(schemaDir: string): Registry {
     }
     checkDefinitionChecks(model, faults);
   }
+  checkTargetFilters(registry, faults);
   checkDetailActions(registry, faults);
   // The path_node words resolve (fields they name exist with the right kinds).
   checkPathNodes(registry, faults);

@@ -156,6 +156,11 @@ export interface ResolvedModel {
   reverse: FkField[];
   /** Many-to-many fields of other models (or this one) that link to this model (filter paths follow them back by related_name). */
   reverseLinks: LinkField[];
+  /**
+   * Generic relations of other models (or this one) that may point at this model: filter paths follow them
+   * back by related_name (a site's contacts), and their target_filters become this model's filters.
+   */
+  reverseGenerics: GenericField[];
   /** created is rendered as a date ('date') or a timestamp ('datetime'); false: no timestamps. */
   timestamps: false | 'date' | 'datetime';
   /** Whether the model has last_updated (every model with timestamps, but one whose definition says "timestamps": "created"). */

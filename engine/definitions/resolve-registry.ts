@@ -61,6 +61,10 @@ export function resolveRegistry(loaded: LoadedDefinition[], applications?: { fil
 
   for (const model of registry.models.values()) resolveFields(model, registry, files.get(model.label)!, own);
   for (const model of registry.models.values()) resolveModelLists(model, files.get(model.label)!, registry, own);
+  // Once every generic relation knows its targets (features and "*" included): each target lists it.
+  for (const model of registry.models.values()) {
+    for (const f of model.fieldList) if (f.kind === 'generic_fk') for (const t of f.genericTargets ?? []) t.reverseGenerics.push(f);
+  }
   for (const [role, model] of registry.roles) checkRoleContract(role, model, files.get(model.label)!, own);
   // What a kind of field lacks once resolved is an engine fault, unless an earlier fault left it so.
   if (!own.count) for (const model of registry.models.values()) for (const field of model.fieldList) checkComplete(field);
@@ -154,6 +158,7 @@ function emptyModel(def: ModelDefinition, label: string, modelByLabel: (label: s
     uniques: [],
     reverse: [],
     reverseLinks: [],
+    reverseGenerics: [],
     timestamps: def.timestamps === false ? false : def.timestamps === 'datetime' || def.timestamps === 'created' ? 'datetime' : 'date',
     lastUpdated: def.timestamps !== false && def.timestamps !== 'created',
     tree: def.tree === true,

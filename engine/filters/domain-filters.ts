@@ -158,7 +158,12 @@ function onePath(model: ResolvedModel, name: string, spec: Filter, path: string)
     }
     case 'field': {
       if (!f.column) throw new Error(`${model.label}: filter ${name} needs a stored field at ${path}`);
-      return throughPath(named((col) => fieldFilters(f.model, f, col).find((d) => d.name === f.name), `${path} cannot be filtered`), route, f.column);
+      const made = throughPath(named((col) => fieldFilters(f.model, f, col).find((d) => d.name === f.name), `${path} cannot be filtered`), route, f.column);
+      if (!spec.lookups) return made;
+      // Only exact and the lookups listed (NetBox's created_by_request is exact only, not every text lookup).
+      const missing = spec.lookups.find((l) => !made.lookups.includes(l));
+      if (missing) throw new Error(`${model.label}: filter ${name}: ${path} has no lookup ${missing} (it has ${made.lookups.join(', ')})`);
+      return { ...made, lookups: ['exact', ...spec.lookups] };
     }
     case 'at_least':
     case 'at_most': {
@@ -309,6 +314,22 @@ export function domainFilters(model: ResolvedModel): FilterDef[] {
   }
   return defs;
 }
+
+/**
+ * The filters generic relations pointing at this model give it (a contact assignment's `object` gives
+ * contact, contact_role and contact_group to every type offering contacts): declared once, on the
+ * offering side, with paths from the target.
+ */
+export function targetFilters(model: ResolvedModel): FilterDef[] {
+  let defs = targetCache.get(model);
+  if (!defs) {
+    defs = model.reverseGenerics.flatMap((g) => (g.def.type === 'generic_fk' ? Object.entries(g.def.target_filters ?? {}) : []).map(([name, spec]) => declared(model, name, spec)));
+    targetCache.set(model, defs);
+  }
+  return defs;
+}
+
+const targetCache = new WeakMap<ResolvedModel, FilterDef[]>();
 
 /**
  * Builds one declared filter, to check it: a fault is thrown as an Error whose message names what is

@@ -11,12 +11,22 @@ import { column, ident, join, sql, type Sql } from '../sql/fragment';
  *   have several: a path through them matches when any of them does.
  * - link: the objects a many-to-many field links to (a VRF's import_targets), or back, by the field's
  *   related_name, the objects linking to this one (a route target's importing_vrfs); several per object.
+ * - generic_rows: the rows of another model whose generic relation points at the object, by the
+ *   relation's related_name (a site's contacts: its contact assignments), optionally only those whose
+ *   fields hold given values (changes(action=create)); several per object.
  */
 export type Hop =
   | { kind: 'fk'; field: FkField; target: ResolvedModel }
   | { kind: 'generic'; field: GenericField; target: ResolvedModel; typeLabel: string }
   | { kind: 'rows'; via: FkField; where: Record<string, string | number | boolean>; target: ResolvedModel }
-  | { kind: 'link'; link: LinkField; back: boolean; target: ResolvedModel };
+  | { kind: 'link'; link: LinkField; back: boolean; target: ResolvedModel }
+  | { kind: 'generic_rows'; via: GenericField; typeLabel: string; where: StepCondition[]; target: ResolvedModel };
+
+/** A condition a step puts on the rows it reaches: `column` holds one of `values` (bound as text). */
+export interface StepCondition {
+  column: string;
+  values: string[];
+}
 
 /** A declared path resolved against the registry: the hops to the model holding the final field. */
 export interface FilterPath {
@@ -57,6 +67,11 @@ function semiJoin(hop: Hop, outer: string, inner: string, cond: Sql): Sql {
     const [mine, theirs] = hop.back ? ['target_id', 'source_id'] : ['source_id', 'target_id'];
     return sql`${column(outer, 'id')} IN (SELECT ${column('j', mine)} FROM ${ident(hop.link.joinTable)} AS "j" WHERE ${column('j', theirs)} IN (SELECT ${column(inner, 'id')} FROM ${from} WHERE ${cond}))`;
   }
+  if (hop.kind === 'generic_rows') {
+    // The rows pointing here: their type column names the object's type, their id column its id.
+    const where = hop.where.map((w) => sql`${column(inner, w.column)}::text = ANY(${w.values}::text[]) AND `);
+    return sql`${column(outer, 'id')} IN (SELECT ${column(inner, hop.via.idColumn)} FROM ${from} WHERE ${column(inner, hop.via.typeColumn)} = ${hop.typeLabel}::text AND ${join(where, '')}(${cond}))`;
+  }
   if (hop.kind === 'rows') {
     const where = Object.entries(hop.where).map(([col, v]) => sql`${column(inner, col)} = ${v} AND `);
     return sql`${column(outer, 'id')} IN (SELECT ${column(inner, hop.via.column)} FROM ${from} WHERE ${join(where, '')}(${cond}))`;
@@ -85,16 +100,26 @@ function hopOf(field: ResolvedField, typeLabel: string | undefined): Hop | strin
 export function resolvePath(model: ResolvedModel, path: string): FilterPath {
   // Dots inside a [type] belong to the type label, not to the path.
   const parts = path.match(/[^.[\]]+(?:\[[^\]]*\])?/g) ?? [];
+  if (parts.join('.') !== path) throw new Error(`bad path ${path}`);
   const hops: Hop[] = [];
   let current = model;
   let narrowed: Extract<Hop, { kind: 'generic' }> | undefined;
   let field: ResolvedField | undefined;
   let linkedBack = false;
   parts.forEach((part, i) => {
-    const m = /^([a-z_][a-z0-9_]*)(?:\[([a-z0-9_]+\.[a-z0-9_]+)\])?$/.exec(part);
+    const m = /^([a-z_][a-z0-9_]*)(?:\[([a-z0-9_]+\.[a-z0-9_]+)\])?(?:\(([^()]+)\))?$/.exec(part);
     if (!m) throw new Error(`bad path step "${part}" in ${path}`);
     const isLast = i === parts.length - 1;
     field = current.fields.get(m[1]!);
+    // A generic relation of another model followed back by its related_name: the rows pointing here.
+    const backGeneric = field || m[2] ? undefined : current.reverseGenerics.find((f) => f.def.related_name === m[1]);
+    if (backGeneric) {
+      if (isLast) throw new Error(`${m[1]} reaches the ${backGeneric.model.label} rows pointing at ${current.label}: name one of their fields after it (path ${path})`);
+      hops.push({ kind: 'generic_rows', via: backGeneric, typeLabel: current.label, where: m[3] ? stepConditions(backGeneric.model, m[3], path) : [], target: backGeneric.model });
+      current = backGeneric.model;
+      return;
+    }
+    if (m[3]) throw new Error(`a condition (${m[3]}) may follow only a generic relation of another model followed back by its related_name (path ${path})`);
     const back = field || isLast || m[2] ? undefined : current.reverse.find((f) => f.def.related_name === m[1]);
     if (back) {
       hops.push({ kind: 'rows', via: back, where: {}, target: back.model });
@@ -125,7 +150,7 @@ export function resolvePath(model: ResolvedModel, path: string): FilterPath {
   });
   if (!field) throw new Error(`empty path`);
   const final = field;
-  const multiValued = hops.some((h) => h.kind === 'rows' || h.kind === 'link');
+  const multiValued = hops.some((h) => h.kind === 'rows' || h.kind === 'link' || h.kind === 'generic_rows');
   return {
     hops,
     field: final,
@@ -161,4 +186,24 @@ export function resolvePath(model: ResolvedModel, path: string): FilterPath {
       return expr;
     },
   };
+}
+
+/**
+ * `field=value|value,field=value` after a step followed back: each field a stored text or choice field of
+ * the rows reached, each value one it may hold (a choice is checked against its set), so a typo is a
+ * fault at startup rather than a filter that silently matches nothing.
+ */
+function stepConditions(rows: ResolvedModel, text: string, path: string): StepCondition[] {
+  return text.split(',').map((part) => {
+    const m = /^([a-z_][a-z0-9_]*)=([A-Za-z0-9_-]+(?:\|[A-Za-z0-9_-]+)*)$/.exec(part.trim());
+    if (!m) throw new Error(`bad condition "${part}" in ${path}: write field=value or field=value|value`);
+    const f = rows.fields.get(m[1]!);
+    const values = m[2]!.split('|');
+    if (!f || !f.column || !['choice', 'string', 'slug', 'text'].includes(f.kind)) throw new Error(`${m[1]} is not a text or choice field of ${rows.label} (path ${path})`);
+    if (f.kind === 'choice') {
+      const bad = values.find((v) => !f.choices.labels.has(f.choices.numeric && /^-?\d+$/.test(v) ? Number(v) : v));
+      if (bad !== undefined) throw new Error(`${bad} is not a choice of ${rows.label}.${m[1]} (path ${path})`);
+    }
+    return { column: f.column, values };
+  });
 }

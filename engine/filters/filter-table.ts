@@ -4,7 +4,7 @@ import type { FilterContext } from './filter-context';
 import { parseAll, parseValue, type ValueKind } from './filter-values';
 import { emptyCondition, ORDERED_LOOKUPS, scalarCondition, STRING_LOOKUPS, type Cast } from './scalar-lookups';
 import { relationFilters } from './relation-filters';
-import { domainFilters } from './domain-filters';
+import { domainFilters, targetFilters } from './domain-filters';
 import { isConcealed } from '../definitions/concealed-fields';
 
 /**
@@ -174,6 +174,10 @@ export function filterTable(model: ResolvedModel): FilterTable {
   if (model.lastUpdated) add(columnFilter('last_updated', column('t', 'last_updated'), 'datetime', ORDERED_LOOKUPS, 'timestamptz'));
   for (const field of model.fieldList) for (const f of fieldFilters(model, field)) add(f);
   for (const f of domainFilters(model)) add(f);
+  for (const f of targetFilters(model)) {
+    if (table.has(f.name)) throw new Error(`${model.label}: filter ${f.name}, given by a generic relation's target_filters, has the name of one of its own filters`);
+    add(f);
+  }
   tables.set(model, table);
   return table;
 }

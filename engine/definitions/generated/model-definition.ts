@@ -109,9 +109,15 @@ export type Field = {
    */
   allow_private?: boolean;
   /**
-   * Name of the reverse relation on the target model.
+   * Name of the reverse relation on the target model. A generic_fk's related_name is a filter path step on each type it may point at: the rows pointing at the object (contacts.role), optionally only those holding given values (changes(action=create|update).request_id).
    */
   related_name?: string;
+  /**
+   * generic_fk: list filters every type the relation may point at gets, declared as in a model's filters, their paths starting on that type (usually through this relation's related_name): a contact assignment gives contact, contact_role and contact_group to every type offering contacts.
+   */
+  target_filters?: {
+    [k: string]: Filter;
+  };
   /**
    * Named function computing the value (computed fields).
    */
