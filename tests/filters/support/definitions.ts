@@ -64,6 +64,8 @@ export interface Model {
   reverse: Field[];
   /** Many-to-many fields of any model that link to this one. */
   reverseLinks: Field[];
+  /** Generic relations of any model that may point at this one (followed back by related_name; their target_filters are this model's). */
+  reverseGenerics: Field[];
   modelByLabel(label: string): Model | undefined;
   /** The model playing an engine role (content_type, tag...), if any. */
   modelWithRole(role: string): Model | undefined;
@@ -118,6 +120,7 @@ export function readDefinitions(dir = SCHEMA_DIR): Definitions {
       exposed: def.exposed !== false,
       reverse: [],
       reverseLinks: [],
+      reverseGenerics: [],
       modelByLabel: (l) => models.get(l),
       modelWithRole: (role) => [...models.values()].find((m) => m.def.role === role),
     });
@@ -155,9 +158,14 @@ export function readDefinitions(dir = SCHEMA_DIR): Definitions {
       if (def.type === 'tags') field.target = need(tagModel?.label, `${model.label}.${name} (tags need a model with role tag)`);
       if (def.type === 'm2m' || def.type === 'tags') field.joinTable = sqlName(model.table, name);
       if (def.type === 'generic_fk') {
-        // {"feature": X}: every type whose own file lists X among its features (docs/model-authors.md, features).
+        // {"feature": X}: every type whose own file lists X among its features (docs/model-authors.md, features);
+        // "*": every change-logged type that is not private (the change log's changed_object).
         const given = def.to;
-        const to = Array.isArray(given) ? given : typeof given === 'object' ? [...models.values()].filter((m) => m.def.features?.includes(given.feature)).map((m) => m.label) : [given ?? ''];
+        const all = [...models.values()];
+        const to = Array.isArray(given) ? given
+          : typeof given === 'object' ? all.filter((m) => m.def.features?.includes(given.feature)).map((m) => m.label)
+          : given === '*' ? all.filter((m) => m.def.change_logged !== false && m.def.private !== true).map((m) => m.label)
+          : [given ?? ''];
         field.genericTargets = to.flatMap((l) => models.get(l) ?? []);
         field.typeColumn = def.type_field ?? `${name}_type`;
         field.idColumn = def.id_field ?? `${name}_id`;
@@ -170,6 +178,7 @@ export function readDefinitions(dir = SCHEMA_DIR): Definitions {
     for (const field of model.fieldList) {
       if (field.kind === 'fk') field.target!.reverse.push(field);
       if (field.kind === 'm2m') field.target!.reverseLinks.push(field);
+      if (field.kind === 'generic_fk') for (const target of field.genericTargets ?? []) target.reverseGenerics.push(field);
       if (field.kind === 'children' || field.kind === 'reverse_generic') {
         const of = need(field.def.of, `${model.label}.${field.name}`);
         const via = of.fields.get(field.def.via ?? '');

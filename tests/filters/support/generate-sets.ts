@@ -137,7 +137,9 @@ async function endings(f: ObjectFactory, route: Route): Promise<Record<V, Ending
  * (a circuit's termination side) does not refuse it.
  */
 function childValues(f: ObjectFactory, hop: Extract<Hop, { kind: 'rows' }>, parent: number, nth: number): Record<string, unknown> {
-  const out: Record<string, unknown> = { [hop.via.name]: parent, ...hop.where };
+  // A generic relation followed back points at the parent by type and id; a condition's first value is written.
+  const where = Object.fromEntries(Object.entries(hop.where).map(([k, v]) => [k, Array.isArray(v) ? v[0] : v]));
+  const out: Record<string, unknown> = { ...(hop.generic ? pointAt(hop.via, parent, hop.generic) : { [hop.via.name]: parent }), ...where };
   if (nth === 0) return out;
   const u = f.uniq();
   for (const field of hop.target.fieldList) {

@@ -44,11 +44,10 @@ export const GAPS: Difference[] = [
   { why: 'FHRP groups by a related address (the addresses assigned to the group, by text)', on: { 'ipam/fhrp-groups': ['related_ip'] } },
   { why: 'a generic relation\'s id filters by exact value only (docs/filtering.md); NetBox orders interface_id', on: { 'ipam/fhrp-group-assignments': ['interface_id__empty', 'interface_id__gt', 'interface_id__gte', 'interface_id__lt', 'interface_id__lte'] } },
   // Object types Patchbay does not define.
-  { why: 'objects by the request that changed them: not served; the change log is filtered by request_id instead (/api/extras/object-changes/?request_id=, docs/events.md)', on: { '*': ['created_by_request', 'modified_by_request', 'updated_by_request'] } },
+  { why: 'objects by the request that changed them, from the change log: webhooks are not change-logged ("change_logged": false: their secret would reach the log\'s data)', on: { 'extras/webhooks': ['created_by_request', 'modified_by_request', 'updated_by_request'] } },
   { why: 'a range bound under a name of its own: the timestamp\'s own lookups do it (created__gte, created__lte); timestamps are not fields a declared filter can reach yet, docs/events.md', on: { 'extras/journal-entries': ['created_after', 'created_before'] } },
   { why: 'data sources (config contexts synchronised from them)', notYet: 'core.datasource', on: { 'extras/config-contexts': ['data_source_id', 'data_synced'] } },
   { why: 'data files', notYet: 'core.datafile', on: { 'extras/config-contexts': ['data_file_id'] } },
-  { why: 'objects by the L2VPN terminating on them: a declared path cannot follow a generic relation backwards (l2vpn_terminations.l2vpn); /api/vpn/l2vpn-terminations/?interface_id= answers it from the other side', on: { 'dcim/interfaces': ['l2vpn', 'l2vpn_id'], 'ipam/vlans': ['l2vpn', 'l2vpn_id'], 'virtualization/interfaces': ['l2vpn', 'l2vpn_id'] } },
   {
     why: 'whether the device (type) has components of a kind: NetBox tests the reverse relation; a declared is_set reaches no reverse relation (as "interfaces" on devices below)',
     on: {
@@ -100,11 +99,8 @@ export const GAPS: Difference[] = [
   { why: 'platforms of the device type\'s manufacturer or of none; not declared (an available_on of dcim.devicetype matching manufacturer could say it)', on: { 'dcim/platforms': ['available_for_device_type'] } },
 
   // What the definition language or the engine cannot say.
-  { why: 'NetBox follows the contact assignments pointing at the object; a declared path cannot step from an object to the rows whose generic relation points at it', on: { '*': ['contact', 'contact_group', 'contact_role'] } },
-  { why: 'the cable end is read from the object\'s cable termination row (a reverse_generic field); a declared filter reaches no field through a reverse generic relation', on: Object.fromEntries(['dcim/interfaces', 'circuits/circuit-terminations', 'dcim/console-ports', 'dcim/console-server-ports', 'dcim/power-ports', 'dcim/power-outlets', 'dcim/power-feeds', 'dcim/front-ports', 'dcim/rear-ports'].map((e) => [e, ['cable_end']])) },
   { why: 'NetBox\'s Meta filter cable takes the cable\'s id: Patchbay names a foreign key\'s id filter cable_id (see EXTRAS), and cables have no natural key for a cable filter', on: { 'dcim/cable-terminations': ['cable'] } },
   { why: 'true when the A or the B end has no termination: a declared is_set means "some path is set" and cannot say "some end is not"', on: { 'dcim/cables': ['unterminated'] } },
-  { why: 'NetBox filters on the traced path\'s is_active (_path); Patchbay stores the path, but its origin row is reached through a reverse generic relation, which a declared filter cannot step through (as cable_end)', on: Object.fromEntries(['dcim/interfaces', 'dcim/console-ports', 'dcim/console-server-ports', 'dcim/power-ports', 'dcim/power-outlets', 'dcim/power-feeds'].map((e) => [e, ['connected']])) },
   { why: 'NetBox groups interface types into physical, virtual and wireless in code; a definition has no grouping of choices', on: { 'dcim/interfaces': ['kind'] } },
   { why: 'NetBox matches the VID of the untagged or of a tagged VLAN; a declared path cannot step through a many-to-many link (tagged_vlans.vid)', on: { 'dcim/interfaces': ['vlan'], 'virtualization/interfaces': ['vlan'] } },
   { why: 'NetBox\'s method lists the interfaces of every member of the named device\'s virtual chassis (Device.vc_interfaces); no declared path says it', on: { 'dcim/interfaces': ['virtual_chassis_member', 'virtual_chassis_member_id'] } },
