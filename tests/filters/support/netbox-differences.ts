@@ -134,6 +134,11 @@ const STATUS_EMPTY = ['status__empty'];
 
 /** Filters and lookups Patchbay has that NetBox does not: each follows one rule of docs/filtering.md, applied to every model alike. */
 export const EXTRAS: Difference[] = [
+  {
+    why: 'every change-logged type filters by the request that created or updated it (docs/filtering.md, "Filters from the rows pointing at an object"); NetBox\'s filter sets for these are not change-logged ones',
+    on: Object.fromEntries(['dcim/cable-terminations', 'extras/config-templates', 'extras/custom-field-choice-sets', 'extras/custom-fields', 'extras/custom-links', 'extras/export-templates', 'extras/image-attachments', 'extras/saved-filters'].map((e) => [e, ['created_by_request', 'modified_by_request', 'updated_by_request']])),
+  },
+  { why: 'every type offering contacts filters by them (docs/filtering.md, "Filters from the rows pointing at an object"); NetBox\'s provider accounts have contacts, but their filter set leaves the contact filters out', on: { 'circuits/provider-accounts': ['contact', 'contact_group', 'contact_role'] } },
   // The IPAM types added with allocation, by the same rules as every other type.
   { why: 'a list of integers filters by membership (docs/filtering.md), as a service\'s ports: ?units=12 lists the reservations holding unit 12; NetBox declares no filter for units', on: { 'dcim/rack-reservations': ['units'] } },
   { why: 'every choice filter takes empty (docs/filtering.md); NetBox\'s MultipleChoiceFilter has none', on: { 'ipam/fhrp-groups': ['auth_type__empty', 'protocol__empty'], 'ipam/ip-ranges': ['status__empty'], 'ipam/services': ['protocol__empty'], 'ipam/service-templates': ['protocol__empty'] } },
