@@ -230,3 +230,22 @@ describe('patchbay check', () => {
     expect(fs.readdirSync(migrations)).toEqual([]);
   });
 });
+
+test('a path through a generic relation followed back: its conditions name choices the rows hold, and target_filters build on every type pointed at', () => {
+  const dir = spoiled({
+    'dcim/interface.json': (d) => {
+      d.filters.connected = { field: 'path_ends(end=middle).path.is_active', lookup: 'is_set' };
+      d.filters.cabled_end = { field: 'cable(cable_end=A).id', lookup: 'field' };
+      d.filters.contact_x = { field: 'contacts.contact', lookup: 'fk_id' };
+    },
+    'tenancy/contact-assignment.json': (d) => (d.fields.object.target_filters.contact_nowhere = { field: 'contacts.nowhere', lookup: 'fk_id' }),
+    'dcim/cable-termination.json': (d) => (d.fields.termination.target_filters.cable_end.lookups = ['ic']),
+  });
+  expect(faultLines(dir)).toEqual([
+    line(dir, 'dcim/cable-termination.json', '/fields/termination/target_filters/cable_end', 'on dcim.interface: cable_terminations.cable_end has no lookup ic (it has exact, n)'),
+    line(dir, 'dcim/interface.json', '/filters/connected', 'middle is not a choice of dcim.cablepathend.end (path path_ends(end=middle).path.is_active)'),
+    line(dir, 'dcim/interface.json', '/filters/cabled_end', 'a condition (cable_end=A) may follow only a generic relation of another model followed back by its related_name (path cable(cable_end=A).id)'),
+    line(dir, 'dcim/interface.json', '/filters/contact_x', 'dcim.interface has no field contacts (path contacts.contact)'),
+    line(dir, 'tenancy/contact-assignment.json', '/fields/object/target_filters/contact_nowhere', 'on circuits.circuit: tenancy.contactassignment has no field nowhere (path contacts.nowhere)'),
+  ]);
+});
