@@ -430,7 +430,8 @@ function classifyDeclared(model: Model, name: string, spec: Filter): Family | st
       if (bad) return bad;
       const ok = inners as Family[];
       if (new Set(ok.map((x) => x.kind)).size > 1) return `the paths of ${name} end on fields of different kinds`;
-      if (routes.length > 1) return `${name}: a field filter over several paths, whose lookups the suite does not know`;
+      // Over several paths the definition names the lookups (any path matches: exact; none does: a negated one).
+      if (routes.length > 1 && !spec.lookups) return `${name}: a field filter over several paths, whose lookups the suite does not know`;
       // Through rows a row has several values, and "empty" is not one of them (docs/model-authors.md, filters);
       // the definition may keep only exact and the lookups it lists.
       const own = routes[0]!.multi ? ok[0]!.lookups.filter((l) => l !== 'empty') : ok[0]!.lookups;

@@ -39,7 +39,6 @@ export const UNREFERENCED_ENDPOINTS: Array<{ endpoint: string; why: string }> = 
 /** Filters and lookups NetBox has that Patchbay does not. Those marked "one line" are a single declaration in schema/. */
 export const GAPS: Difference[] = [
   // IPAM filters not served yet.
-  { why: 'services by the text of a bound address: IP addresses have no natural key for fk_key to match', on: { 'ipam/services': ['ipaddress'] } },
   { why: 'IP ranges containing an address (a comparison with two fields, which no declared lookup makes yet)', on: { 'ipam/ip-ranges': ['contains'] } },
   { why: 'FHRP groups by a related address (the addresses assigned to the group, by text)', on: { 'ipam/fhrp-groups': ['related_ip'] } },
   { why: 'a generic relation\'s id filters by exact value only (docs/filtering.md); NetBox orders interface_id', on: { 'ipam/fhrp-group-assignments': ['interface_id__empty', 'interface_id__gt', 'interface_id__gte', 'interface_id__lt', 'interface_id__lte'] } },
@@ -56,7 +55,6 @@ export const GAPS: Difference[] = [
       'dcim/module-types': ['console_ports', 'console_server_ports', 'power_ports', 'power_outlets', 'interfaces', 'pass_through_ports'],
     },
   },
-  { why: 'the identifier of a virtual device context the interface belongs to; a declared path cannot step through a many-to-many link (vdcs.identifier)', on: { 'dcim/interfaces': ['vdc_identifier'] } },
 
   { why: 'data sources and data files belong to NetBox\'s core application, outside the applications Patchbay serves (docs/extras.md)', on: { 'extras/config-templates': ['data_file_id', 'data_source_id', 'data_synced'], 'extras/export-templates': ['data_file_id', 'data_source_id', 'data_synced'] } },
   { why: 'NetBox\'s choice filter matches a choice set holding a value; a definition has no filter into a list of pairs held in JSON', on: { 'extras/custom-field-choice-sets': ['choice'] } },
@@ -99,10 +97,8 @@ export const GAPS: Difference[] = [
   { why: 'platforms of the device type\'s manufacturer or of none; not declared (an available_on of dcim.devicetype matching manufacturer could say it)', on: { 'dcim/platforms': ['available_for_device_type'] } },
 
   // What the definition language or the engine cannot say.
-  { why: 'NetBox\'s Meta filter cable takes the cable\'s id: Patchbay names a foreign key\'s id filter cable_id (see EXTRAS), and cables have no natural key for a cable filter', on: { 'dcim/cable-terminations': ['cable'] } },
   { why: 'true when the A or the B end has no termination: a declared is_set means "some path is set" and cannot say "some end is not"', on: { 'dcim/cables': ['unterminated'] } },
   { why: 'NetBox groups interface types into physical, virtual and wireless in code; a definition has no grouping of choices', on: { 'dcim/interfaces': ['kind'] } },
-  { why: 'NetBox matches the VID of the untagged or of a tagged VLAN; a declared path cannot step through a many-to-many link (tagged_vlans.vid)', on: { 'dcim/interfaces': ['vlan'], 'virtualization/interfaces': ['vlan'] } },
   { why: 'NetBox\'s method lists the interfaces of every member of the named device\'s virtual chassis (Device.vc_interfaces); no declared path says it', on: { 'dcim/interfaces': ['virtual_chassis_member', 'virtual_chassis_member_id'] } },
   { why: 'NetBox tests whether actions contains the action; Patchbay derives no filter from a list of choices, and has no boolean "the list holds this value"', on: { 'users/permissions': ['can_view', 'can_add', 'can_change', 'can_delete'] } },
   { why: 'counted when read (net_count fields), not stored; a filter compares stored values only', on: { 'ipam/prefixes': ['children', 'depth'] } },
