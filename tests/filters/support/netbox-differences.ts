@@ -60,15 +60,6 @@ export const GAPS: Difference[] = [
   { why: 'NetBox\'s choice filter matches a choice set holding a value; a definition has no filter into a list of pairs held in JSON', on: { 'extras/custom-field-choice-sets': ['choice'] } },
   { why: 'the saved filters the caller may use: depends on the caller, which a declared filter cannot name', on: { 'extras/saved-filters': ['usable'] } },
 
-  // Deliberately not served: NetBox is unsafe here.
-  {
-    why: 'a secret matches by its whole value only: with these a key is recovered a character at a time (count 1 vs 0), even with ALLOW_TOKEN_RETRIEVAL off',
-    on: {
-      'users/tokens': ['key__empty', 'key__ic', 'key__ie', 'key__iew', 'key__isw', 'key__n', 'key__nic', 'key__nie', 'key__niew', 'key__nisw'],
-      'extras/webhooks': ['secret__empty', 'secret__ic', 'secret__ie', 'secret__iew', 'secret__isw', 'secret__n', 'secret__nic', 'secret__nie', 'secret__niew', 'secret__nisw'],
-    },
-  },
-
   // One declaration in schema/ each (the definition language can say them today).
   { why: 'not declared; one line: {"field": "assigned_object", "lookup": "is_set"}, as assigned_to_interface', on: { 'ipam/ip-addresses': ['assigned'] } },
   { why: 'not declared; one line each, as on dcim.interface: cabled {"field": "cable", "lookup": "is_set"}, occupied {"field": ["cable", "mark_connected"], "lookup": "is_set"}', on: { 'circuits/circuit-terminations': ['cabled', 'occupied'] } },
@@ -122,6 +113,28 @@ export const GAPS: Difference[] = [
       'ipam/vlan-groups': ['scope_id__lt', 'scope_id__lte', 'scope_id__gt', 'scope_id__gte', 'scope_id__empty'],
       'dcim/inventory-items': ['component_id__lt', 'component_id__lte', 'component_id__gt', 'component_id__gte', 'component_id__empty'],
       'dcim/inventory-item-templates': ['component_id__lt', 'component_id__lte', 'component_id__gt', 'component_id__gte', 'component_id__empty'],
+    },
+  },
+];
+
+
+/** A deliberate difference: Patchbay refuses what NetBox serves, for a reason its documentation states. */
+export interface Decision extends Difference {
+  /** The section of docs/ that states the decision (file#anchor). */
+  docs: string;
+}
+
+/**
+ * Filters and lookups NetBox has that Patchbay refuses on purpose: unlike a gap, none is to be served.
+ * derived-filters.test.ts accepts them as it accepts GAPS, and holds each to still be a difference.
+ */
+export const DECISIONS: Decision[] = [
+  {
+    why: 'a secret matches by its whole value only: with these a key is recovered a character at a time (count 1 vs 0), even with ALLOW_TOKEN_RETRIEVAL off',
+    docs: 'docs/filtering.md#deliberate-differences-from-netbox',
+    on: {
+      'users/tokens': ['key__empty', 'key__ic', 'key__ie', 'key__iew', 'key__isw', 'key__n', 'key__nic', 'key__nie', 'key__niew', 'key__nisw'],
+      'extras/webhooks': ['secret__empty', 'secret__ic', 'secret__ie', 'secret__iew', 'secret__isw', 'secret__n', 'secret__nic', 'secret__nie', 'secret__niew', 'secret__nisw'],
     },
   },
 ];
