@@ -8,6 +8,7 @@ import { fieldFilters } from './filter-table';
 import { resolvePath, type FilterPath } from './filter-paths';
 import { availableOnFilter } from './available-on';
 import { CONTENT_TYPE_ID_LOOKUPS, contentTypeIdFilter } from './content-type-filter';
+import { betweenFilter, netWithinObjectFilter } from './comparison-filters';
 
 /**
  * Named lookups a definition's "filters" may use. Each is one SQL shape over the field's column,
@@ -176,6 +177,18 @@ function onePath(model: ResolvedModel, name: string, spec: Filter, path: string)
         return { ...own, lookups: ['exact'], compile: (_lookup, values, param, ctx) => own.compile(bound, values, param, ctx) };
       }, `${path} is not an ordered field (${bound})`), route, f.column);
     }
+    case 'between': {
+      if (!spec.upper) throw new Error(`${model.label}: filter ${name}: between needs "upper": the path of the upper bound`);
+      let upper: FilterPath;
+      try {
+        upper = resolvePath(model, spec.upper);
+      } catch (e) {
+        throw new Error(`${model.label}: filter ${name}: ${(e as Error).message}`);
+      }
+      return betweenFilter(model, name, route, upper);
+    }
+    case 'net_within_object':
+      return netWithinObjectFilter(model, name, spec, route);
     case 'net_mask_length': {
       if (!f.column) throw new Error(`${model.label}: filter ${name} needs a stored field at ${path}`);
       const col = f.column;

@@ -90,7 +90,16 @@ function hopOf(field: ResolvedField, typeLabel: string | undefined): Hop | strin
   if (field.kind === 'fk') return { kind: 'fk', field, target: field.target };
   if (field.kind === 'm2m') return { kind: 'link', link: field, back: false, target: field.target };
   if (field.kind === 'children') return { kind: 'rows', via: field.children.via, where: field.children.where, target: field.children.model };
-  return `${field.name} is not a relation a path can follow (a foreign key, a children field, or a generic relation narrowed with [app.model])`;
+  // A related field lists the rows pointing here (an FHRP group's ip_addresses): a path goes through them as through its relation followed back.
+  if (field.kind === 'related' && !field.relatedRows.pick) {
+    const via = field.countOf.via;
+    if (via.kind === 'generic_fk') {
+      const where = Object.entries(field.relatedRows.where).map(([col, v]) => ({ column: col, values: [String(v)] }));
+      return { kind: 'generic_rows', via, typeLabel: field.model.label, where, target: field.countOf.model };
+    }
+    if (via.kind === 'fk') return { kind: 'rows', via, where: field.relatedRows.where, target: field.countOf.model };
+  }
+  return `${field.name} is not a relation a path can follow (a foreign key, a many-to-many, children or related field, or a generic relation narrowed with [app.model])`;
 }
 
 /**

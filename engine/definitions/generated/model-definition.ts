@@ -672,7 +672,7 @@ export interface Filter {
    */
   field?: string | [string, ...string[]];
   /**
-   * Named lookup of the engine: net_contained, net_contained_or_equal, net_contains_or_equals, net_host_contained, net_mask_length (for inet/cidr fields); fk_id, fk_key (a foreign key reached through the path, by id or natural key); field (the filter of the field at the path, with all its lookups); generic_type, generic_id (a generic relation at the path, by content type or by object id); is_set (true/false: the field or relation is set, a boolean is true, a reverse_generic relation has a row); available_on (rows available on the object of model `of` the value names, by `match` and `unscoped`); at_least, at_most (an ordered field at the path, one bound under the filter's own name: NetBox's time_after / time_before); content_type_id (a field naming types, or a generic relation's type, by the ids of the content types table: NetBox's content_type_id; `lookups` may add lt, lte, gt, gte, empty).
+   * Named lookup of the engine: net_contained, net_contained_or_equal, net_contains_or_equals, net_host_contained, net_mask_length (for inet/cidr fields); fk_id, fk_key (a foreign key reached through the path, by id or natural key); field (the filter of the field at the path, with all its lookups); generic_type, generic_id (a generic relation at the path, by content type or by object id); is_set (true/false: the field or relation is set, a boolean is true, a reverse_generic relation has a row); available_on (rows available on the object of model `of` the value names, by `match` and `unscoped`); at_least, at_most (an ordered field at the path, one bound under the filter's own name: NetBox's time_after / time_before); between (the value lies between the field and `upper` on the same row); net_within_object (the value names objects of `of` by id; the row matches when an address or network at the path lies in one of their networks, the `same` fields equal); content_type_id (a field naming types, or a generic relation's type, by the ids of the content types table: NetBox's content_type_id; `lookups` may add lt, lte, gt, gte, empty).
    */
   lookup: string;
   /**
@@ -696,6 +696,16 @@ export interface Filter {
    * available_on: paths on the listed row that, when all unset, make the row available on every object (a global VLAN).
    */
   unscoped?: string[];
+  /**
+   * between: the path of the upper bound; `field` is the lower one. The row matches when the value lies between them, bounds included (an IP range's contains: start_address <= address <= end_address, addresses compared without their masks).
+   */
+  upper?: string;
+  /**
+   * net_within_object: fields the holder and the named object must agree on (null equal to null): a VRF.
+   *
+   * @minItems 1
+   */
+  same?: [string, ...string[]];
   /**
    * content_type_id: a row whose field holds no type at all matches every type (a tag without object types may be applied to any: NetBox's for_object_type_id).
    */

@@ -554,8 +554,14 @@ function classifyAvailableOn(model: Model, name: string, spec: Filter): Family |
 }
 
 /** The family of a declared filter ("filters" in a definition). */
+/** Lookups comparing two values of rows (between two fields; against another object's network), tested by hand there. */
+export const COMPARISONS_TEST = 'tests/filters/comparison-filters.test.ts';
+const COMPARISON_LOOKUPS: Record<string, ValueType> = { between: 'net', net_within_object: 'relation' };
+
 function classifySpec(model: Model, name: string, spec: Filter): Family | string {
   if (spec.lookup === 'available_on') return classifyAvailableOn(model, name, spec);
+  const comparison = COMPARISON_LOOKUPS[spec.lookup];
+  if (comparison) return { kind: `declared ${spec.lookup}`, valueType: comparison, lookups: EXACT_ONLY, set: 'main', extract: () => null, elsewhere: COMPARISONS_TEST };
   const fam = classifyDeclared(model, name, spec);
   if (typeof fam === 'string') return fam;
   // Rows the engine writes on its own (read-only or unexposed models: the change log, cable paths) cannot be made for a set.

@@ -39,8 +39,6 @@ export const UNREFERENCED_ENDPOINTS: Array<{ endpoint: string; why: string }> = 
 /** Filters and lookups NetBox has that Patchbay does not. Those marked "one line" are a single declaration in schema/. */
 export const GAPS: Difference[] = [
   // IPAM filters not served yet.
-  { why: 'IP ranges containing an address (a comparison with two fields, which no declared lookup makes yet)', on: { 'ipam/ip-ranges': ['contains'] } },
-  { why: 'FHRP groups by a related address (the addresses assigned to the group, by text)', on: { 'ipam/fhrp-groups': ['related_ip'] } },
   { why: 'a generic relation\'s id filters by exact value only (docs/filtering.md); NetBox orders interface_id', on: { 'ipam/fhrp-group-assignments': ['interface_id__empty', 'interface_id__gt', 'interface_id__gte', 'interface_id__lt', 'interface_id__lte'] } },
   // Object types Patchbay does not define.
   { why: 'objects by the request that changed them, from the change log: webhooks are not change-logged ("change_logged": false: their secret would reach the log\'s data)', on: { 'extras/webhooks': ['created_by_request', 'modified_by_request', 'updated_by_request'] } },
