@@ -276,13 +276,42 @@ function narrowedById(name: string, route: FilterPath): FilterDef {
 }
 
 /**
+ * A path's `when`: stored fields of the listed row that must hold given values for the path to match
+ * (an interface of another virtual chassis member counts only when not mgmt_only). A negated lookup
+ * then holds where the conditions do not, or where the path does not match.
+ */
+function withWhen(model: ResolvedModel, name: string, spec: Filter, path: string, def: FilterDef): FilterDef {
+  const when = spec.when?.[path];
+  if (!when) return def;
+  const conds = Object.entries(when).map(([field, value]) => {
+    const f = model.fields.get(field);
+    if (!f?.column || f.kind === 'fk') throw new Error(`${model.label}: filter ${name}: when: ${field} is not a stored field of ${model.label}`);
+    if (typeof value !== (f.kind === 'boolean' ? 'boolean' : NUMERIC_KINDS.has(f.kind) ? 'number' : 'string')) throw new Error(`${model.label}: filter ${name}: when: ${JSON.stringify(value)} is not a value of ${field}`);
+    return sql`${column('t', f.column)} = ${value}`;
+  });
+  const holds = and(conds);
+  return {
+    ...def,
+    async compile(lookup, values, param, ctx) {
+      const c = await def.compile(lookup, values, param, ctx);
+      if (!c) return null;
+      return POSITIVE_OF[lookup] ? sql`(NOT COALESCE((${holds}), FALSE) OR (${c}))` : sql`(${holds}) AND (${c})`;
+    },
+  };
+}
+
+const NUMERIC_KINDS: ReadonlySet<string> = new Set(['integer', 'positive_integer', 'decimal', 'float']);
+
+/**
  * A declared filter: one path, or several (`"field": [...]`), any of which may match; a negated lookup
  * then needs every path to miss (untagged_vlan or tagged_vlans: vlan_id=5 / vlan_id__n=5).
  */
 function declared(model: ResolvedModel, name: string, spec: Filter): FilterDef {
   if (spec.lookup === 'available_on') return availableOnFilter(model, name, spec);
   const paths = Array.isArray(spec.field) ? spec.field : [spec.field ?? name];
-  const defs = paths.map((p) => onePath(model, name, spec, p));
+  const stray = Object.keys(spec.when ?? {}).find((p) => !paths.includes(p));
+  if (stray) throw new Error(`${model.label}: filter ${name}: when names ${stray}, which is not one of its paths`);
+  const defs = paths.map((p) => withWhen(model, name, spec, p, onePath(model, name, spec, p)));
   if (defs.length === 1) return defs[0]!;
   const kinds = new Set(defs.map((d) => d.kind));
   if (kinds.size > 1) throw new Error(`${model.label}: filter ${name}: its paths filter different kinds of value (${[...kinds].join(', ')})`);

@@ -147,6 +147,8 @@ export function resolvePath(model: ResolvedModel, path: string): FilterPath {
       }
       return;
     }
+    // `id` as the last step: the id of the object reached (virtual_chassis_member_id: the members' ids).
+    if (!field && isLast && m[1] === 'id' && !m[2]) field = idField(current);
     if (!field) throw new Error(`${current.label} has no field ${m[1]} (path ${path})`);
     if (isLast && !m[2]) return;
     const hop = hopOf(field, m[2]);
@@ -215,4 +217,9 @@ function stepConditions(rows: ResolvedModel, text: string, path: string): StepCo
     }
     return { column: f.column, values };
   });
+}
+
+/** The id every row has, as a stored integer field of its model, for a path ending on it. */
+function idField(model: ResolvedModel): ResolvedField {
+  return { name: 'id', def: { type: 'integer' }, label: 'ID', model, nullable: false, required: true, readOnly: true, writeOnly: false, array: false, kind: 'integer', column: 'id' };
 }

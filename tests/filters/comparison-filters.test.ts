@@ -83,3 +83,22 @@ describe('FHRP groups: related_ip', () => {
     expect([res.status, res.body]).toEqual([400, { related_ip: ['Select a valid choice. 999999 is not one of the available choices.'] }]);
   });
 });
+
+describe('interfaces: virtual_chassis_member and virtual_chassis_member_id (NetBox Device.vc_interfaces)', () => {
+  test('the named device\'s own interfaces, and the other members\' unless management-only', async () => {
+    const site = await post('dcim/sites', { name: 'S', slug: 's' });
+    const role = await post('dcim/device-roles', { name: 'R', slug: 'r' });
+    const mf = await post('dcim/manufacturers', { name: 'M', slug: 'm' });
+    const dt = await post('dcim/device-types', { manufacturer: mf.id, model: 'T', slug: 't' });
+    const vc = await post('dcim/virtual-chassis', { name: 'stack' });
+    const device = (name: string, position?: number) => post('dcim/devices', { name, device_type: dt.id, role: role.id, site: site.id, ...(position ? { virtual_chassis: vc.id, vc_position: position } : {}) });
+    const [d1, d2, d3] = [await device('sw1', 1), await device('sw2', 2), await device('lone')];
+    const iface = (d: Json, name: string, mgmt = false) => post('dcim/interfaces', { device: d.id, name, type: '1000base-t', mgmt_only: mgmt });
+    const [a, am, b, bm, c] = [await iface(d1, 'a'), await iface(d1, 'am', true), await iface(d2, 'b'), await iface(d2, 'bm', true), await iface(d3, 'c')];
+    expect(await ids('dcim/interfaces', 'virtual_chassis_member=sw2')).toEqual(sorted([a.id, b.id, bm.id]));
+    expect(await ids('dcim/interfaces', `virtual_chassis_member_id=${d1.id}`)).toEqual(sorted([a.id, am.id, b.id]));
+    expect(await ids('dcim/interfaces', 'virtual_chassis_member=lone')).toEqual([c.id]);
+    expect(await ids('dcim/interfaces', `virtual_chassis_member_id=${d3.id}&virtual_chassis_member_id=${d2.id}`)).toEqual(sorted([a.id, b.id, bm.id, c.id]));
+    expect(await ids('dcim/interfaces', 'virtual_chassis_member=nosuch')).toEqual([]);
+  });
+});

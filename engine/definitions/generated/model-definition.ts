@@ -668,7 +668,7 @@ export interface ModelDefinition {
 }
 export interface Filter {
   /**
-   * Field the filter applies to; a dotted path (site.region) follows foreign keys, children fields (a_terminations.termination) and generic relations narrowed to one type (assigned_object[dcim.interface].device). A list of paths matches when any of them does.
+   * Field the filter applies to (`id` as the last step: the id of the object reached); a dotted path (site.region) follows foreign keys, children fields (a_terminations.termination) and generic relations narrowed to one type (assigned_object[dcim.interface].device). A list of paths matches when any of them does.
    */
   field?: string | [string, ...string[]];
   /**
@@ -696,6 +696,14 @@ export interface Filter {
    * available_on: paths on the listed row that, when all unset, make the row available on every object (a global VLAN).
    */
   unscoped?: string[];
+  /**
+   * With several paths: a path (one of `field`'s) -> stored fields of the listed row and the values they must hold for that path to match (an interface of another virtual chassis member counts only when not mgmt_only: {"device.virtual_chassis.members.name": {"mgmt_only": false}}).
+   */
+  when?: {
+    [k: string]: {
+      [k: string]: string | number | boolean;
+    };
+  };
   /**
    * between: the path of the upper bound; `field` is the lower one. The row matches when the value lies between them, bounds included (an IP range's contains: start_address <= address <= end_address, addresses compared without their masks).
    */

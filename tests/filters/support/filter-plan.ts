@@ -561,6 +561,8 @@ const COMPARISON_LOOKUPS: Record<string, ValueType> = { between: 'net', net_with
 function classifySpec(model: Model, name: string, spec: Filter): Family | string {
   if (spec.lookup === 'available_on') return classifyAvailableOn(model, name, spec);
   const comparison = COMPARISON_LOOKUPS[spec.lookup];
+  // A path that matches only while the row holds given values (when): its oracle is written by hand there.
+  if (spec.when) return { kind: `declared ${spec.lookup}, when`, valueType: 'string', lookups: ['exact', ...(spec.lookups ?? [])], set: 'main', extract: () => null, elsewhere: COMPARISONS_TEST };
   if (comparison) return { kind: `declared ${spec.lookup}`, valueType: comparison, lookups: EXACT_ONLY, set: 'main', extract: () => null, elsewhere: COMPARISONS_TEST };
   const fam = classifyDeclared(model, name, spec);
   if (typeof fam === 'string') return fam;
