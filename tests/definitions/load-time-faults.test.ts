@@ -249,3 +249,24 @@ test('a path through a generic relation followed back: its conditions name choic
     line(dir, 'tenancy/contact-assignment.json', '/fields/object/target_filters/contact_nowhere', 'on circuits.circuit: tenancy.contactassignment has no field nowhere (path contacts.nowhere)'),
   ]);
 });
+
+test('between, net_within_object and when are refused where they cannot work', () => {
+  const dir = spoiled({
+    'ipam/ip-range.json': (d) => {
+      d.filters.contains = { field: 'start_address', lookup: 'between' };
+      d.filters.inside = { field: 'start_address', upper: 'description', lookup: 'between' };
+    },
+    'ipam/fhrp-group.json': (d) => (d.filters.related_ip.same = ['nowhere']),
+    'dcim/interface.json': (d) => {
+      d.filters.virtual_chassis_member.when = { 'device.nowhere': { mgmt_only: false } };
+      d.filters.virtual_chassis_member_id.when['device.virtual_chassis.members.id'] = { mgmt_only: 'no' };
+    },
+  });
+  expect(faultLines(dir)).toEqual([
+    line(dir, 'dcim/interface.json', '/filters/virtual_chassis_member', 'when names device.nowhere, which is not one of its paths'),
+    line(dir, 'dcim/interface.json', '/filters/virtual_chassis_member_id', 'when: "no" is not a value of mgmt_only'),
+    line(dir, 'ipam/fhrp-group.json', '/filters/related_ip', 'same: nowhere is not a stored field of both ipam.ipaddress and ipam.ipaddress'),
+    line(dir, 'ipam/ip-range.json', '/filters/contains', 'between needs "upper": the path of the upper bound'),
+    line(dir, 'ipam/ip-range.json', '/filters/inside', 'start_address and description are of different kinds'),
+  ]);
+});
