@@ -719,7 +719,7 @@ export interface Filter {
    */
   empty_matches_all?: boolean;
   /**
-   * Extra suffixes this filter accepts, e.g. gte, lte.
+   * Extra suffixes this filter accepts, e.g. gte, lte. With lookup field: only exact and these ([] is exact only).
    */
   lookups?: string[];
 }
