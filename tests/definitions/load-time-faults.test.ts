@@ -270,3 +270,10 @@ test('between, net_within_object and when are refused where they cannot work', (
     line(dir, 'ipam/ip-range.json', '/filters/inside', 'start_address and description are of different kinds'),
   ]);
 });
+
+test('a type declaring a filter a generic relation pointing at it also gives it is refused', () => {
+  const dir = spoiled({ 'dcim/site.json': (d) => (d.filters.contact = { field: 'name', lookup: 'field' }) });
+  expect(faultLines(dir)).toEqual([
+    line(dir, 'dcim/site.json', '/filters', 'dcim.site: filter contact, given by a generic relation\'s target_filters, has the name of one of its own filters'),
+  ]);
+});
