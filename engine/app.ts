@@ -27,6 +27,7 @@ import { databaseReachable } from './database/database-ping';
 import { serveMedia } from './http/media-files';
 import { configureSharedSandbox } from './sandbox/shared-sandbox';
 import { frameHeaders } from './http/frame-headers';
+import { firstUserHint } from './auth/first-user';
 
 /** Scheme and host of the URLs in answers: HTTPS when the connection is, or when a trusted proxy says so. */
 function originOf(ctx: ApiContext, req: Request): string {
@@ -65,9 +66,10 @@ export function createApp(given: ApiContext): express.Express {
     handleMedia(ctx, req, res).catch(next);
   });
   app.use((req, res) => sendJson(req, res, 404, { detail: 'Not found.' }));
+  const withHint = firstUserHint(ctx.knex, ctx.registry);
   app.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
     void next;
-    handleError(err, req, res);
+    withHint(err).then((e) => handleError(e, req, res), () => handleError(err, req, res));
   });
   return app;
 }
