@@ -65,6 +65,9 @@ export function createApp(given: ApiContext): express.Express {
   app.use('/media', (req, res, next) => {
     handleMedia(ctx, req, res).catch(next);
   });
+  // The site root leads to the API root (NetBox's / is its UI, which Patchbay does not have): the browsable
+  // page there links everything else, login included.
+  app.get('/', (req, res) => res.redirect(302, '/api/'));
   app.use((req, res) => sendJson(req, res, 404, { detail: 'Not found.' }));
   const withHint = firstUserHint(ctx.knex, ctx.registry);
   app.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
