@@ -37,7 +37,7 @@ function collectRefs(value: unknown, out: Array<[string, string]>): void {
   for (const [k, v] of Object.entries(value)) {
     if (k === '$ref' && typeof v === 'string' && v.startsWith(REF_PREFIX)) {
       const [kind, ...rest] = v.slice(REF_PREFIX.length).split('/');
-      if (kind && rest.length) out.push([kind, rest.join('/')]);
+      if (kind && rest.length) out.push([kind, rest.join('/').replace(/~1/g, '/').replace(/~0/g, '~')]);
     } else collectRefs(v, out);
   }
 }
