@@ -36,3 +36,23 @@ describe('serve on a fresh embedded folder', () => {
     expect(server.output()).toContain('serving http://');
   });
 });
+
+// On a PostgreSQL server the command may run beside the server, and the line says so.
+const onPostgres = process.env.TEST_DATABASE_URL ? describe : describe.skip;
+onPostgres('serve on a fresh PostgreSQL database', () => {
+  test('prints how to create the first user, to run beside it', async () => {
+    const { freshDatabase, databaseUrl } = await import('../faults/fault-server');
+    const fresh = await freshDatabase();
+    try {
+      const server = await startServer({ DATABASE_URL: databaseUrl(fresh.name), PATCHBAY_WORKERS: '1' });
+      await server.stop();
+      const lines = server.output().split('\n').filter((l) => l.includes('No user exists yet'));
+      expect(lines).toEqual([
+        'No user exists yet: create the first one with `npx patchbay createsuperuser --username <name> --password <password>`, beside this server. ' +
+          'It prints an API token to send as "Authorization: Token <key>"; the user can also log in at /login/.',
+      ]);
+    } finally {
+      await fresh.drop();
+    }
+  });
+});
