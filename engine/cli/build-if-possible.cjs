@@ -69,6 +69,26 @@ function upToDate(current) {
   }
 }
 
+/**
+ * tsc never deletes: the output of a source that was deleted would stay in dist/ and could still be loaded
+ * (a dynamic import, a stale require). Removes every compiled file under dist/engine whose source is gone.
+ */
+function removeOrphans(dir = path.join(DIST, 'engine')) {
+  if (!fs.existsSync(dir)) return;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) {
+      removeOrphans(full);
+      if (!fs.readdirSync(full).length) fs.rmdirSync(full);
+      continue;
+    }
+    const m = /^(.*)\.js(\.map)?$/.exec(entry.name);
+    if (!m) continue;
+    const source = path.join(ROOT, path.relative(DIST, dir), `${m[1]}.ts`);
+    if (!fs.existsSync(source)) fs.rmSync(full, { force: true });
+  }
+}
+
 function sleep(ms) {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
@@ -114,6 +134,7 @@ function ensureBuilt({ always = false } = {}) {
     if (!always) console.error(fs.existsSync(ENTRY) ? 'patchbay: sources changed since the last build; compiling to dist/' : 'patchbay: no build in dist/ yet; compiling the TypeScript (once)');
     const r = spawnSync(process.execPath, [tsc, '-p', TSCONFIG], { stdio: ['ignore', 2, 2] });
     const status = r.status ?? 1;
+    if (status === 0) removeOrphans();
     if (status === 0 && fingerprint(tsc) === before) fs.writeFileSync(FINGERPRINT, before);
     else fs.rmSync(FINGERPRINT, { force: true });
     return status;

@@ -87,7 +87,7 @@ test('a changed source is compiled before the command runs', () => {
   expect(tscRuns()).toBe(2);
 });
 
-test('an added source is compiled, and a deleted one makes the next command compile', () => {
+test('an added source is compiled, and a deleted one makes the next command compile and leaves no output behind', () => {
   const added = path.join(dir, 'engine', 'added-probe.ts');
   fs.writeFileSync(added, 'export const probe = 1;\n');
   expect(patchbay('check').status).toBe(0);
@@ -97,6 +97,9 @@ test('an added source is compiled, and a deleted one makes the next command comp
   const r = patchbay('check');
   expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: 'patchbay: sources changed since the last build; compiling to dist/\n' });
   expect(tscRuns()).toBe(4);
+  expect(fs.existsSync(path.join(dir, 'dist', 'engine', 'added-probe.js'))).toBe(false);
+  expect(fs.existsSync(path.join(dir, 'dist', 'engine', 'added-probe.js.map'))).toBe(false);
+  expect(fs.existsSync(path.join(dir, 'dist', 'engine', 'cli', 'main.js'))).toBe(true);
 });
 
 test('a missing dist/ is rebuilt', () => {
