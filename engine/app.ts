@@ -71,8 +71,8 @@ export function createApp(given: ApiContext): express.Express {
   app.use((req, res) => sendJson(req, res, 404, { detail: 'Not found.' }));
   const withHint = firstUserHint(ctx.knex, ctx.registry);
   app.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
-    void next;
-    withHint(err).then((e) => handleError(e, req, res), () => handleError(err, req, res));
+    // Asynchronous now (the hint may ask the database): a failure past this point goes to Express's own handler.
+    withHint(err).then((e) => handleError(e, req, res), () => handleError(err, req, res)).catch(next);
   });
   return app;
 }
