@@ -9,6 +9,7 @@ import { superviseWorkers } from './engine/cli/cluster-supervisor';
 import { trackInFlight } from './engine/cli/drain';
 import { onStopSignal } from './engine/cli/stop-signals';
 import { startDispatcher } from './engine/events/start-dispatcher';
+import { anyUserExists, firstUserAdvice } from './engine/auth/first-user';
 
 /** How long closing the database pool may take at exit (a frozen server would hold it forever). */
 const POOL_CLOSE_MS = 5000;
@@ -28,6 +29,7 @@ export async function serve(): Promise<void> {
   if (cluster.isPrimary && workers > 1) {
     const { db, applied } = await openMigrated(config);
     if (applied.length) log(`applied migrations: ${applied.join(', ')}`);
+    if (!(await anyUserExists(db.knex, registry))) log(firstUserAdvice(db.embedded));
     await db.close();
     superviseWorkers(workers, config.shutdownGraceMs, log, () => log(`Patchbay ${packageVersion()} serving ${address} on PostgreSQL with ${workers} workers`));
     return;
@@ -39,6 +41,7 @@ export async function serve(): Promise<void> {
     const migrated = await openMigrated(config, 'serve');
     if (migrated.applied.length) log(`applied migrations: ${migrated.applied.join(', ')}`);
     db = migrated.db;
+    if (!(await anyUserExists(db.knex, registry))) log(firstUserAdvice(db.embedded));
   }
   const app = createApp({ registry, knex: db.knex, config, version: packageVersion(), embedded: db.embedded, clock: systemClock });
   // Each request runs in its own scope, so that the queries of a request whose client left can be cancelled.

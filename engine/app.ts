@@ -27,6 +27,7 @@ import { databaseReachable } from './database/database-ping';
 import { serveMedia } from './http/media-files';
 import { configureSharedSandbox } from './sandbox/shared-sandbox';
 import { frameHeaders } from './http/frame-headers';
+import { firstUserHint } from './auth/first-user';
 
 /** Scheme and host of the URLs in answers: HTTPS when the connection is, or when a trusted proxy says so. */
 function originOf(ctx: ApiContext, req: Request): string {
@@ -64,10 +65,14 @@ export function createApp(given: ApiContext): express.Express {
   app.use('/media', (req, res, next) => {
     handleMedia(ctx, req, res).catch(next);
   });
+  // The site root leads to the API root (NetBox's / is its UI, which Patchbay does not have): the browsable
+  // page there links everything else, login included.
+  app.get('/', (req, res) => res.redirect(302, '/api/'));
   app.use((req, res) => sendJson(req, res, 404, { detail: 'Not found.' }));
+  const withHint = firstUserHint(ctx.knex, ctx.registry);
   app.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
-    void next;
-    handleError(err, req, res);
+    // Asynchronous now (the hint may ask the database): a failure past this point goes to Express's own handler.
+    withHint(err).then((e) => handleError(e, req, res), () => handleError(err, req, res)).catch(next);
   });
   return app;
 }

@@ -4,7 +4,8 @@ import YAML from 'yaml';
 import type { ApiContext } from '../http/api-context';
 import { sendJson } from '../http/respond';
 import { openApiDocument, type OpenApiDocument } from './openapi-document';
-import { swaggerInitScript, swaggerPage } from './swagger-page';
+import { swaggerInitScript, swaggerPage, type DocumentChoice } from './swagger-page';
+import { applicationDocument, documentApplications } from './application-document';
 
 /** Where swagger-ui-dist keeps its built assets; served from here, never from a CDN. */
 const SWAGGER_DIR = path.dirname(require.resolve('swagger-ui-dist/package.json'));
@@ -52,20 +53,35 @@ function serveSchema(ctx: ApiContext, req: Request, res: Response): void {
   if (!READ.includes(req.method)) return refuseMethod(req, res);
   const chosen = schemaFormat(req);
   if (!chosen) return sendJson(req, res, 400, { format: ['Select a valid format: json or yaml.'] });
-  const doc = openApiDocument(ctx.registry, ctx.version);
+  const whole = openApiDocument(ctx.registry, ctx.version);
+  const app = new URL(req.originalUrl, 'http://x').searchParams.get('app');
+  const doc = app === null ? whole : applicationDocument(whole, app);
+  if (!doc) return sendJson(req, res, 400, { app: [`Select a valid choice. ${app} is not one of the available choices.`] });
   res.setHeader('Vary', 'Accept');
   res.status(200).type(`${chosen.type}; charset=utf-8`).send(serialized(doc, chosen.format));
 }
 
-function serveDocs(req: Request, res: Response, rest: string): void {
+/** What the docs page offers: each application's document (the real applications first), then the whole one. */
+function documentChoices(ctx: ApiContext): { choices: DocumentChoice[]; first: string } {
+  const tags = documentApplications(openApiDocument(ctx.registry, ctx.version));
+  const real = ctx.registry.applications.map((a) => a.name).filter((name) => tags.includes(name));
+  const rest = tags.filter((name) => !real.includes(name));
+  const choices = [...real, ...rest].map((app) => ({ app, label: app }));
+  choices.push({ app: 'all', label: 'all (the whole document: slow to draw)' });
+  return { choices, first: choices[0]!.app };
+}
+
+function serveDocs(ctx: ApiContext, req: Request, res: Response, rest: string): void {
   if (!READ.includes(req.method)) return refuseMethod(req, res);
   const schemaUrl = `${req.baseUrl}/schema/?format=json`;
   if (rest === '') {
-    res.status(200).type('text/html; charset=utf-8').send(swaggerPage(req.baseUrl));
+    res.status(200).type('text/html; charset=utf-8').send(swaggerPage(req.baseUrl, documentChoices(ctx).choices));
     return;
   }
   if (rest === INIT_SCRIPT) {
-    res.status(200).type('text/javascript; charset=utf-8').send(swaggerInitScript(schemaUrl));
+    const { choices, first } = documentChoices(ctx);
+    const apps = choices.map((c) => c.app).filter((a) => a !== 'all');
+    res.status(200).type('text/javascript; charset=utf-8').send(swaggerInitScript(schemaUrl, apps, first));
     return;
   }
   const type = ASSETS[rest]!;
@@ -90,7 +106,7 @@ export function apiDocs(ctx: ApiContext) {
     for (const root of DOC_ROOTS) {
       if (!p.startsWith(root)) continue;
       const rest = p.slice(root.length);
-      if (rest === '' || rest === INIT_SCRIPT || Object.hasOwn(ASSETS, rest)) return serveDocs(req, res, rest);
+      if (rest === '' || rest === INIT_SCRIPT || Object.hasOwn(ASSETS, rest)) return serveDocs(ctx, req, res, rest);
     }
     next();
   };

@@ -1,8 +1,19 @@
 const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-/** The HTML page that hosts Swagger UI; its assets are relative, so the page works under either docs path. */
-export function swaggerPage(apiBase: string): string {
+/** The documents the page offers: each application's, then the whole one. */
+export interface DocumentChoice {
+  /** The value of ?app= (`all`: the whole document). */
+  app: string;
+  label: string;
+}
+
+/**
+ * The HTML page that hosts Swagger UI; its assets are relative, so the page works under either docs path.
+ * It shows one application's operations at a time, chosen in the bar (or by ?app=, or by a deep link's tag).
+ */
+export function swaggerPage(apiBase: string, choices: DocumentChoice[]): string {
   const base = escape(apiBase);
+  const options = choices.map((c) => `<option value="${escape(c.app)}">${escape(c.label)}</option>`).join('');
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -17,12 +28,14 @@ export function swaggerPage(apiBase: string): string {
   .patchbay-bar { font-family: sans-serif; padding: .5rem 1.25rem; background: #1b1f24; color: #fff; display: flex; gap: 1.25rem; align-items: baseline; }
   .patchbay-bar a { color: #9ecbff; }
   .patchbay-bar strong { font-size: 1.1rem; }
+  .patchbay-bar label { margin-left: auto; }
 </style>
 </head>
 <body>
 <header class="patchbay-bar">
   <strong>Patchbay REST API</strong>
-  <nav aria-label="API"><a href="${base}/">Browsable API</a> · <a href="${base}/schema/?format=json">OpenAPI JSON</a> · <a href="${base}/schema/?format=yaml">OpenAPI YAML</a></nav>
+  <nav aria-label="API"><a href="${base}/">Browsable API</a> · <a href="${base}/schema/?format=json">OpenAPI JSON</a> · <a href="${base}/schema/?format=yaml">OpenAPI YAML</a> · <a href="/login/">Log in</a></nav>
+  <label>Application <select id="patchbay-app">${options}</select></label>
 </header>
 <main id="swagger-ui"></main>
 <noscript>The interactive documentation needs JavaScript; the OpenAPI document itself is at /api/schema/.</noscript>
@@ -34,15 +47,34 @@ export function swaggerPage(apiBase: string): string {
 }
 
 /**
- * Starts Swagger UI on the OpenAPI document. No validator badge (it would call out to the internet),
+ * Starts Swagger UI on one application's share of the OpenAPI document (the whole document, over 3 MB,
+ * takes Swagger UI minutes to draw). No validator badge (it would call out to the internet),
  * authorisation kept across reloads, operationIds shown, "Try it out" sending the token header.
  */
-export function swaggerInitScript(schemaUrl: string): string {
+export function swaggerInitScript(schemaUrl: string, apps: string[], first: string): string {
   return `"use strict";
 window.addEventListener('load', function () {
   var schemaUrl = ${JSON.stringify(schemaUrl)};
+  var apps = ${JSON.stringify(apps)};
+  // ?app= names the document; else a deep link's tag (#/dcim/dcim_sites_list); else the first application.
+  function chosen() {
+    var asked = new URLSearchParams(window.location.search).get('app');
+    if (asked === 'all' || apps.indexOf(asked) >= 0) return asked;
+    var linked = /^#\\/([^/]+)/.exec(window.location.hash);
+    if (linked && apps.indexOf(decodeURIComponent(linked[1])) >= 0) return decodeURIComponent(linked[1]);
+    return ${JSON.stringify(first)};
+  }
+  var app = chosen();
+  var select = document.getElementById('patchbay-app');
+  select.value = app;
+  select.addEventListener('change', function () {
+    var next = new URL(window.location.href);
+    next.searchParams.set('app', select.value);
+    next.hash = '';
+    window.location.assign(next.toString());
+  });
   window.ui = SwaggerUIBundle({
-    url: schemaUrl,
+    url: app === 'all' ? schemaUrl : schemaUrl + '&app=' + encodeURIComponent(app),
     dom_id: '#swagger-ui',
     deepLinking: true,
     presets: [SwaggerUIBundle.presets.apis],

@@ -90,12 +90,10 @@ const shot = (page: Page, name: string) => page.screenshot({ path: path.join(OUT
 test('/api/docs/: dcim and ipam operations listed, one expanded and executed with a token', async () => {
   if (!browser) return console.log(`skipped: ${unavailable}`);
   const page = await newPage();
-  await page.goto(`${base}/api/docs/`);
-  // Swagger UI renders the operations near the viewport only; its tag filter brings each application's up.
-  const filter = page.locator('input.operation-filter-input');
-  await filter.waitFor({ timeout: 120_000 });
-  expect(await page.locator('.opblock-tag').count()).toBeGreaterThan(0);
+  // One application's document at a time (the whole one takes Swagger UI minutes): the page's selector, or ?app=.
   for (const [app, op] of [['ipam', 'ipam_aggregates_list'], ['dcim', 'dcim_cable_terminations_list']]) {
+    await page.goto(`${base}/api/docs/?app=${app}`);
+    await page.locator('input.operation-filter-input').waitFor({ timeout: 120_000 });
     await showOnly(page, app!);
     // The application's first operations (types in alphabetical order) are drawn at once; the rest as the page scrolls.
     await reveal(page, page.locator(`#operations-${app}-${op}`));
@@ -139,7 +137,7 @@ test('/api/docs/: dcim and ipam operations listed, one expanded and executed wit
 test('/api/schema/swagger-ui/ (NetBox\'s path) shows the same documentation', async () => {
   if (!browser) return console.log(`skipped: ${unavailable}`);
   const page = await newPage();
-  await page.goto(`${base}/api/schema/swagger-ui/`);
+  await page.goto(`${base}/api/schema/swagger-ui/?app=ipam`);
   await page.locator('input.operation-filter-input').waitFor({ timeout: 120_000 });
   await showOnly(page, 'ipam');
   await reveal(page, page.locator('#operations-ipam-ipam_ip_addresses_list'));

@@ -16,6 +16,8 @@ export interface PageInput {
   body: unknown;
   /** Whether the request carried credentials (token header or cookie). */
   authenticated: boolean;
+  /** The user of the browser session, if one is logged in. */
+  user?: string;
 }
 
 const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
@@ -36,7 +38,7 @@ function titleOf(p: PageInput): string {
       return `${capital(info.model!.verboseName)}: ${display}`;
     }
     case 'action': return `${capital(info.model!.verboseName)} ${info.crumbs[info.crumbs.length - 1]!.label}`;
-    default: return 'Not found';
+    default: return p.status === 404 ? 'Not found' : STATUS_CODES[p.status] ?? `HTTP ${p.status}`;
   }
 }
 
@@ -67,6 +69,14 @@ function linkList(p: PageInput): string {
   if (!entries.length) return '<p>No object types yet.</p>';
   const heading = p.info.kind === 'root' ? 'Applications' : 'Object types';
   return `<section aria-labelledby="links-h"><h2 id="links-h">${heading}</h2><ul class="links">${entries.map(([k, v]) => `<li>${link(String(v), k, p.origin)}</li>`).join('')}</ul></section>`;
+}
+
+/** Log in (coming back to this page), or the session's user with their profile and a way out. */
+function account(p: PageInput): string {
+  if (p.user) {
+    return `<span class="account">Logged in as <a href="/user/profile/">${escapeHtml(p.user)}</a> · <a href="/logout/">Log out</a></span>`;
+  }
+  return `<a href="${escapeHtml(`/login/?next=${encodeURIComponent(p.url)}`)}">Log in</a>`;
 }
 
 function authHint(p: PageInput): string {
@@ -110,7 +120,7 @@ export function renderPage(p: PageInput): string {
 <body>
 <header class="bar">
 <a class="brand" href="${escapeHtml(`${info.base}/`)}">Patchbay REST API</a>
-<nav aria-label="Tools"><a href="${escapeHtml(`${info.base}/docs/`)}">API documentation</a> <a href="${escapeHtml(`${info.base}/schema/`)}">OpenAPI schema</a></nav>
+<nav aria-label="Tools"><a href="${escapeHtml(`${info.base}/docs/`)}">API documentation</a> <a href="${escapeHtml(`${info.base}/schema/`)}">OpenAPI schema</a> ${account(p)}</nav>
 </header>
 <nav aria-label="Breadcrumb" class="crumbs"><ol>${crumbs.join('')}</ol></nav>
 <main>
