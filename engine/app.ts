@@ -27,6 +27,7 @@ import { databaseReachable } from './database/database-ping';
 import { serveMedia } from './http/media-files';
 import { configureSharedSandbox } from './sandbox/shared-sandbox';
 import { frameHeaders } from './http/frame-headers';
+import { acceptVersion } from './http/accept-version';
 
 /** Scheme and host of the URLs in answers: HTTPS when the connection is, or when a trusted proxy says so. */
 function originOf(ctx: ApiContext, req: Request): string {
@@ -55,6 +56,8 @@ export function createApp(given: ApiContext): express.Express {
   app.use(closeUnreadBodies);
 
   app.use('/api', browsableApi(ctx));
+  // DRF checks the version before it authenticates: a wrong version is a 406 even without a token.
+  app.use('/api', acceptVersion);
   app.use('/api', loginRequired(ctx));
   app.use('/api', apiDocs(ctx));
   app.use(accountPages(ctx));
