@@ -171,6 +171,13 @@ describe('the document', () => {
     }
     expect(bad).toEqual([]);
     expect(count).toBeGreaterThan(1000);
+    // Path parameters too belong to each operation, none to a path item, as drf-spectacular writes them.
+    expect(Object.entries(doc.paths).filter(([, item]) => item.parameters).map(([path]) => path)).toEqual([]);
+    const unnamed = operations().filter(({ path, op }) => [...path.matchAll(/\{(\w+)\}/g)].some(([, name]) => !(op.parameters as Json[] | undefined)?.some((p) => p.in === 'path' && p.name === name && p.required === true)));
+    expect(unnamed.map(({ path, method }) => `${method} ${path}`)).toEqual([]);
+    expect(((doc.paths['/api/dcim/sites/{id}/']!.delete as Json).parameters as Json[])).toEqual([
+      { name: 'id', in: 'path', required: true, description: 'A unique integer value identifying this site.', schema: { type: 'integer', minimum: 1 } },
+    ]);
     expect(doc.components.parameters).toBeUndefined();
     const devices = ((doc.paths['/api/dcim/devices/']!.get as Json).parameters as Json[]).map((p) => p.name);
     expect(devices.slice(0, 4)).toEqual(['limit', 'offset', 'brief', 'exclude']);
