@@ -28,6 +28,7 @@ import { serveMedia } from './http/media-files';
 import { configureSharedSandbox } from './sandbox/shared-sandbox';
 import { frameHeaders } from './http/frame-headers';
 import { firstUserHint } from './auth/first-user';
+import { acceptVersion } from './http/accept-version';
 
 /** Scheme and host of the URLs in answers: HTTPS when the connection is, or when a trusted proxy says so. */
 function originOf(ctx: ApiContext, req: Request): string {
@@ -56,6 +57,8 @@ export function createApp(given: ApiContext): express.Express {
   app.use(closeUnreadBodies);
 
   app.use('/api', browsableApi(ctx));
+  // DRF checks the version before it authenticates: a wrong version is a 406 even without a token.
+  app.use('/api', acceptVersion);
   app.use('/api', loginRequired(ctx));
   app.use('/api', apiDocs(ctx));
   app.use(accountPages(ctx));

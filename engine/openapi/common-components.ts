@@ -55,8 +55,12 @@ export const commonResponses: Record<string, JsonSchema> = {
   TooManyRequests: detail('Too many failed attempts: try again after the time the Retry-After header gives.'),
 };
 
-/** Query parameters every list (or every endpoint) shares. */
-export const commonParameters: Record<string, JsonSchema> = {
+/**
+ * Query parameters every list (or every endpoint) shares. Each operation gets its own copy, written
+ * inline as drf-spectacular writes NetBox's: clients such as the Ansible inventory plugin read
+ * `parameters[].name` directly and do not follow a `$ref`.
+ */
+const commonParameters = {
   limit: {
     name: 'limit',
     in: 'query',
@@ -81,4 +85,9 @@ export const commonParameters: Record<string, JsonSchema> = {
     description: 'General search: objects any of whose search fields contains this text (case-insensitive).',
     schema: { type: 'string' },
   },
-};
+} satisfies Record<string, JsonSchema>;
+
+/** A fresh copy of a shared parameter, to write inline in one operation. */
+export function commonParameter(name: keyof typeof commonParameters): JsonSchema {
+  return structuredClone(commonParameters[name]);
+}

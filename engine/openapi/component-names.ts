@@ -4,7 +4,6 @@ import { representationName } from './representation-schema';
 /** A reference to a schema in the document's components. */
 export const schemaRef = (name: string): { $ref: string } => ({ $ref: `#/components/schemas/${name}` });
 export const responseRef = (name: string): { $ref: string } => ({ $ref: `#/components/responses/${name}` });
-export const parameterRef = (name: string): { $ref: string } => ({ $ref: `#/components/parameters/${name}` });
 
 /** The component names of one model's schemas, in drf-spectacular's style (NetBox's schema generator). */
 export interface ModelSchemaNames {

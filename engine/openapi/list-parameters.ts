@@ -2,7 +2,7 @@ import { orderable } from '../filters/ordering-param';
 import type { Registry, ResolvedModel } from '../definitions/registry-types';
 import { filterTable, type FilterDef } from '../filters/filter-table';
 import type { JsonSchema } from '../validation/request-schema';
-import { parameterRef } from './component-names';
+import { commonParameter } from './common-components';
 
 /** What each lookup suffix means, as the parameter descriptions say it. */
 export const LOOKUP_MEANINGS: Record<string, string> = {
@@ -119,12 +119,12 @@ function excludeParameter(model: ResolvedModel): JsonSchema {
 
 /** The parameters of GET on a detail endpoint. */
 export function detailParameters(model: ResolvedModel): JsonSchema[] {
-  return [parameterRef('brief'), excludeParameter(model)];
+  return [commonParameter('brief'), excludeParameter(model)];
 }
 
 /** The parameters of GET on a list endpoint: paging, shaping, ordering, search, every filter, custom field filters. */
 export function listParameters(registry: Registry, model: ResolvedModel): JsonSchema[] {
-  const out: JsonSchema[] = [parameterRef('limit'), parameterRef('offset'), parameterRef('brief'), excludeParameter(model)];
+  const out: JsonSchema[] = [commonParameter('limit'), commonParameter('offset'), commonParameter('brief'), excludeParameter(model)];
   const order = orderableFields(model);
   out.push({
     name: 'ordering',
@@ -132,7 +132,7 @@ export function listParameters(registry: Registry, model: ResolvedModel): JsonSc
     description: `Fields to order by, comma-separated; prefix a field with - for descending. Default: ${model.ordering.map((o) => `${o.descending ? '-' : ''}${o.field}`).join(',') || 'id'}. Fields: ${order.join(', ')}.`,
     schema: { type: 'string' },
   });
-  if (model.search.length) out.push(parameterRef('q'));
+  if (model.search.length) out.push(commonParameter('q'));
   out.push(...filterParameters(registry, model));
   if (model.fieldList.some((f) => f.kind === 'custom_fields')) {
     out.push({

@@ -46,7 +46,7 @@ export function modelPathItems(registry: Registry, model: ResolvedModel): Record
   const items = allPathItems(registry, model);
   if (!model.def.read_only) return items;
   // A read-only type (content types) answers GET only: its writes are not documented, as they are not served.
-  return Object.fromEntries(Object.entries(items).map(([p, item]) => [p, Object.fromEntries(Object.entries(item).filter(([k]) => k === 'get' || k === 'parameters'))]));
+  return Object.fromEntries(Object.entries(items).map(([p, item]) => [p, Object.fromEntries(Object.entries(item).filter(([k]) => k === 'get'))]));
 }
 
 function allPathItems(registry: Registry, model: ResolvedModel): Record<string, Record<string, unknown>> {
@@ -109,20 +109,21 @@ function allPathItems(registry: Registry, model: ResolvedModel): Record<string, 
         responses: { 204: noContent, ...errors('400', '403', '409', '413', '415') },
       },
     },
+    // The id is each operation's own parameter, as drf-spectacular writes NetBox's, not the path item's.
     [detail]: {
-      parameters: [idParameter(model)],
       get: {
         operationId: `${op}_retrieve`,
         tags,
         summary: `Retrieve ${a} ${one}`,
         description: `The ${one} (${n.full}), or its brief form with brief=1 (${n.brief}).${about}`,
-        parameters: detailParameters(model),
+        parameters: [idParameter(model), ...detailParameters(model)],
         responses: { 200: ok(`The ${one}.`, { anyOf: [schemaRef(n.full), schemaRef(n.brief)] }), ...errors('403', '404') },
       },
       put: {
         operationId: `${op}_update`,
         tags,
         summary: `Replace ${a} ${one}`,
+        parameters: [idParameter(model)],
         description: `All required fields must be sent; a field left out keeps its value unless it can be reset.`,
         requestBody: { ...body(schemaRef(n.create), `The ${one}.`), content: withForm(model, json(schemaRef(n.create)), 'create') },
         responses: { 200: ok(`The updated ${one}.`, schemaRef(n.full)), ...errors('400', '403', '404', '413', '415') },
@@ -131,6 +132,7 @@ function allPathItems(registry: Registry, model: ResolvedModel): Record<string, 
         operationId: `${op}_partial_update`,
         tags,
         summary: `Update fields of ${a} ${one}`,
+        parameters: [idParameter(model)],
         description: 'Only the fields to change are sent.',
         requestBody: { ...body(schemaRef(n.partial), `The fields of the ${one} to change.`), content: withForm(model, json(schemaRef(n.partial)), 'partial') },
         responses: { 200: ok(`The updated ${one}.`, schemaRef(n.full)), ...errors('400', '403', '404', '413', '415') },
@@ -139,6 +141,7 @@ function allPathItems(registry: Registry, model: ResolvedModel): Record<string, 
         operationId: `${op}_destroy`,
         tags,
         summary: `Delete ${a} ${one}`,
+        parameters: [idParameter(model)],
         description: `409 when other objects depend on the ${one} and protect it.`,
         responses: { 204: noContent, ...errors('403', '404', '409') },
       },

@@ -1,7 +1,7 @@
 import type { Registry } from '../definitions/registry-types';
 import { API_VERSION_HEADER, NETBOX_API_VERSION } from '../http/api-root';
 import type { JsonSchema } from '../validation/request-schema';
-import { commonParameters, commonResponses, commonSchemas, securitySchemes, TOKEN_SCHEME } from './common-components';
+import { commonResponses, commonSchemas, securitySchemes, TOKEN_SCHEME } from './common-components';
 import { modelComponents } from './model-components';
 import { modelPathItems } from './model-operations';
 import { specialPaths, specialSchemas } from './special-paths';
@@ -62,7 +62,6 @@ export function buildOpenApiDocument(registry: Registry, version: string): OpenA
     paths,
     components: {
       schemas,
-      parameters: commonParameters,
       responses: commonResponses,
       securitySchemes,
     },

@@ -4,6 +4,7 @@
 #      (Debian's python3-pynetbox, /usr/bin/python3);
 #   2. every tests/e2e/*.yml, datacentre.yml first (ansible-playbook + the netbox.netbox collection),
 #      each twice; the second run must report changed=0.
+#   3. tests/e2e/inventory/: seed.py, then ansible-inventory --list with the nb_inventory plugin, then check.py.
 # The scripts share the one server and run in that order: a later one may use what datacentre.* made.
 #
 # The server runs on embedded PostgreSQL (PGlite) in a temporary folder, or on
@@ -161,6 +162,38 @@ for playbook in $(scripts yml); do
     echo "e2e: $playbook, second run: ok=$ok2 changed=0 (idempotent)"
   fi
 done
+
+# ------------------------------------------------------- Ansible inventory
+# tests/e2e/inventory/: seed a known world with pynetbox, list it with the netbox.netbox.nb_inventory
+# plugin, check groups and hostvars. Scoped to the seed's tenant, so what the scripts above left behind
+# (devices with primary IPs, a global config context) does not change the hosts.
+say "Ansible inventory: seed, ansible-inventory --list, check"
+cat >"$WORK/netbox_inv.yml" <<INVENTORY
+plugin: netbox.netbox.nb_inventory
+api_endpoint: $URL
+token: $TOKEN
+validate_certs: false
+config_context: true
+interfaces: true
+services: true
+site_data: true
+prefixes: true
+group_by: [sites, device_roles, platforms, tags, racks, cluster]
+device_query_filters: [{has_primary_ip: 'true'}, {tenant: inv-e2e}]
+vm_query_filters: [{has_primary_ip: 'true'}, {tenant: inv-e2e}]
+INVENTORY
+if ! timeout "$STEP_TIMEOUT" /usr/bin/python3 tests/e2e/inventory/seed.py; then
+  echo "e2e: FAIL: tests/e2e/inventory/seed.py"
+  FAILED=1
+elif ! ANSIBLE_INVENTORY_UNPARSED_FAILED=1 ANSIBLE_INVENTORY_ANY_UNPARSED_IS_FAILED=1 timeout "$STEP_TIMEOUT" \
+    ansible-inventory -i "$WORK/netbox_inv.yml" --list --output "$WORK/inventory.json" >"$WORK/ansible-inventory.log" 2>&1; then
+  cat "$WORK/ansible-inventory.log"
+  echo "e2e: FAIL: ansible-inventory --list"
+  FAILED=1
+elif ! timeout "$STEP_TIMEOUT" /usr/bin/python3 tests/e2e/inventory/check.py "$WORK/inventory.json"; then
+  echo "e2e: FAIL: tests/e2e/inventory/check.py (inventory kept in $WORK/inventory.json)"
+  FAILED=1
+fi
 
 stop_server
 if ((FAILED)); then exit 1; fi

@@ -136,7 +136,7 @@ describe('the document', () => {
   test('every filter of every list is a query parameter, with each of its lookups, plus paging, brief, ordering, q and cf_', () => {
     for (const model of t.registry.byPath.values()) {
       const op = doc.paths[`/api/${model.app}/${model.path}/`]!.get as Json;
-      const params = (op.parameters as Json[]).map((p) => (typeof p.$ref === 'string' ? (resolvePointer(doc, p.$ref) as Json) : p));
+      const params = op.parameters as Json[];
       const names = new Set(params.map((p) => p.name as string));
       const expected = ['limit', 'offset', 'brief', 'ordering', 'exclude'];
       if (model.search.length) expected.push('q');
@@ -154,6 +154,34 @@ describe('the document', () => {
       expect.objectContaining({ name: 'region_id', schema: { type: 'array', items: { type: 'integer' } } }),
       expect.objectContaining({ name: 'description__empty', schema: { type: 'boolean' } }),
     ]));
+  });
+
+  test('every parameter anywhere is written inline with name, in and schema, as drf-spectacular writes them', () => {
+    // The Ansible inventory plugin reads parameters[].name of the device and VM lists and does not follow $refs.
+    const bad: string[] = [];
+    let count = 0;
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [key, value] of Object.entries(item)) {
+        const params = key === 'parameters' ? value : (value as Json | undefined)?.parameters;
+        for (const p of (params ?? []) as Json[]) {
+          count += 1;
+          if ('$ref' in p || typeof p.name !== 'string' || typeof p.in !== 'string' || typeof p.schema !== 'object') bad.push(`${path} ${key} ${JSON.stringify(p)}`);
+        }
+      }
+    }
+    expect(bad).toEqual([]);
+    expect(count).toBeGreaterThan(1000);
+    // Path parameters too belong to each operation, none to a path item, as drf-spectacular writes them.
+    expect(Object.entries(doc.paths).filter(([, item]) => item.parameters).map(([path]) => path)).toEqual([]);
+    const unnamed = operations().filter(({ path, op }) => [...path.matchAll(/\{(\w+)\}/g)].some(([, name]) => !(op.parameters as Json[] | undefined)?.some((p) => p.in === 'path' && p.name === name && p.required === true)));
+    expect(unnamed.map(({ path, method }) => `${method} ${path}`)).toEqual([]);
+    expect(((doc.paths['/api/dcim/sites/{id}/']!.delete as Json).parameters as Json[])).toEqual([
+      { name: 'id', in: 'path', required: true, description: 'A unique integer value identifying this site.', schema: { type: 'integer', minimum: 1 } },
+    ]);
+    expect(doc.components.parameters).toBeUndefined();
+    const devices = ((doc.paths['/api/dcim/devices/']!.get as Json).parameters as Json[]).map((p) => p.name);
+    expect(devices.slice(0, 4)).toEqual(['limit', 'offset', 'brief', 'exclude']);
+    expect(devices).toEqual(expect.arrayContaining(['q', 'site_id', 'role', 'platform', 'tag']));
   });
 
   test('responses: full, brief and paginated forms, and the errors', () => {

@@ -79,6 +79,13 @@ function pointAt(field: Field, id: number | null, label?: string): Record<string
   return id === null ? { [g.type]: null, [g.id]: null } : { [g.type]: label, [g.id]: id };
 }
 
+/** Three new objects of a model to point at, as ObjectFactory.targets makes its shared ones. */
+async function freshTargets(f: ObjectFactory, model: Model): Promise<[Rep, Rep, Rep]> {
+  const t1 = await f.createTarget(model);
+  const t2 = await f.createTarget(model, model.tree ? t1.id as number : undefined);
+  return [t1, t2, await f.createTarget(model)];
+}
+
 /**
  * What the holder of a path's final field gets in one object of a set: values to write, and rows to
  * create pointing at it once it exists (a reverse generic relation: a cable termination on an interface).
@@ -112,7 +119,9 @@ async function endings(f: ObjectFactory, route: Route): Promise<Record<V, Ending
       out[v] = { values: type ? pointAt(last, (await f.targets(type))[i]!.id, type.label) : pointAt(last, null) };
     }
   } else if (last.kind === 'fk') {
-    const [t1, t2, t3] = await f.targets(last.target!);
+    // A one-to-one relation (a device's primary_ip4) cannot point this set's objects at the shared T1 and
+    // T2 that another filter's set (primary_ip4_id's) already points at: targets of its own.
+    const [t1, t2, t3] = (last.def as { unique?: boolean }).unique ? await freshTargets(f, last.target!) : await f.targets(last.target!);
     Object.assign(out, { A: { values: { [last.name]: t1.id } }, B: { values: { [last.name]: t2.id } }, C: { values: { [last.name]: last.nullable ? null : t3.id } } });
   } else if (last.kind === 'm2m') {
     const [t1, t2] = await f.targets(last.target!);
