@@ -192,7 +192,12 @@ export function validObjects(app: () => TestApp): ValidObjects {
     for (const c of m.def.checks ?? []) {
       if (!c.any_of || c.any_of.some((p) => body[p] !== undefined)) continue;
       const f = m.fields.get(c.any_of[0]!);
-      if (f?.kind !== 'fk') throw new Error(`${m.label}: any_of check starting with ${c.any_of[0]} is not a plain foreign key`);
+      // A choice (an IPSec proposal's encryption algorithm) takes its first value.
+      if (f?.kind === 'choice' && f.choices) {
+        body[f.name] = f.choices.entries[0]!.value;
+        continue;
+      }
+      if (f?.kind !== 'fk') throw new Error(`${m.label}: any_of check starting with ${c.any_of[0]} is not a plain foreign key or a choice`);
       body[f.name] = await relatedFor(m, f, body, depth + 1);
     }
     for (const f of m.fieldList) {
