@@ -247,6 +247,10 @@ function resolveField(model: ResolvedModel, registry: Registry, file: string, na
     } else {
       field.joinTable = sqlName(model.table, name);
       if (f.type === 'm2m') target.reverseLinks.push(completedLater(field) as LinkField);
+      const tdef = target.def;
+      if (f.by_key && !(tdef.natural_key ?? (tdef.fields.slug ? 'slug' : tdef.fields.name ? 'name' : undefined))) {
+        throw new DefinitionError(file, `${at}/by_key`, `${to} has no natural key (slug, name or natural_key) to write and show its objects by`);
+      }
     }
   }
   if (f.type === 'generic_fk') {
@@ -327,6 +331,16 @@ function resolveField(model: ResolvedModel, registry: Registry, file: string, na
     if (f.type !== 'json') throw new DefinitionError(file, `${at}/json_schema`, 'json_schema is for json fields');
     const problem = jsonSchemaProblem(f.json_schema);
     if (problem) throw new DefinitionError(file, `${at}/json_schema`, problem);
+  }
+  if (f.by_key && f.type !== 'm2m') throw new DefinitionError(file, `${at}/by_key`, 'by_key is for m2m fields');
+  if (f.filter_name !== undefined) {
+    if (f.type !== 'm2m') throw new DefinitionError(file, `${at}/filter_name`, 'filter_name is for m2m fields');
+    // The derived filters would shadow (or be shadowed by) another field's own filters.
+    const others = Object.entries(def.fields).filter(([other]) => other !== name);
+    const taken = [...others.flatMap(([other, o]) => [other, `${other}_id`, ...(o.filter_name ? [o.filter_name, `${o.filter_name}_id`] : [])]), ...Object.keys(def.filters ?? {})];
+    if (taken.includes(f.filter_name) || taken.includes(`${f.filter_name}_id`)) {
+      throw new DefinitionError(file, `${at}/filter_name`, `"${f.filter_name}" (or its _id) is the name of another filter of ${def.app}.${def.model}`);
+    }
   }
   if (f.plain && f.type !== 'choice' && f.type !== 'fk') throw new DefinitionError(file, `${at}/plain`, 'plain is for choice and fk fields');
   if (f.type === 'image') {

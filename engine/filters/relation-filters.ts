@@ -5,13 +5,9 @@ import type { FilterDef } from './filter-table';
 import { parseAll } from './filter-values';
 import { notMatching } from './scalar-lookups';
 import { treeWalk } from '../reads/tree-walk';
+import { naturalKey } from '../definitions/natural-key';
 
-/** The field other models' filters use to name an object of this model (site=<slug>, vrf=<rd>). */
-export function naturalKey(model: ResolvedModel): ColumnField | undefined {
-  const name = model.def.natural_key ?? (model.fields.has('slug') ? 'slug' : model.fields.has('name') ? 'name' : undefined);
-  const f = name ? model.fields.get(name) : undefined;
-  return f && hasColumn(f) ? f : undefined;
-}
+export { naturalKey };
 
 const isNull = (v: string) => v === 'null';
 
@@ -101,7 +97,8 @@ export function refersTo(col: Sql, t: Targets, descend: boolean): Sql {
 export function relationFilters(model: ResolvedModel, field: ResolvedField): FilterDef[] {
   if (field.kind === 'fk') return fkFilters(model, field, column('t', field.column), field.name);
   if (field.kind === 'tags') return [tagFilter(field)];
-  if (field.kind === 'm2m') return m2mFilters(field);
+  // A many-to-many field may take NetBox's singular filter names (a config context's `site`, not `sites`).
+  if (field.kind === 'm2m') return m2mFilters(field, column('t', 'id'), field.def.filter_name ?? field.name);
   if (field.kind === 'generic_fk') return genericFilters(field);
   return [];
 }

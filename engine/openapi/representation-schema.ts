@@ -106,6 +106,7 @@ function fieldSchema(f: ResolvedField, form: Form, ref: (m: ResolvedModel) => st
     return f.def.single ? nullable(one) : { type: 'array', items: one };
   }
   if (f.kind === 'fk') return nullable(f.def.plain ? { type: 'integer' } : { $ref: ref(f.target) });
+  if (f.kind === 'm2m' && f.def.by_key) return { type: 'array', items: { type: 'string' } };
   if (f.kind === 'tags' || f.kind === 'm2m') return { type: 'array', items: { $ref: ref(f.target) } };
   if (f.kind === 'generic_fk') return nullable({ type: 'object', properties: { id: { type: 'integer' }, url: { type: 'string' }, display: { type: 'string' } }, required: ['id', 'url', 'display'] });
   if (f.choices) {

@@ -7,6 +7,7 @@ import { DISPLAY_PLACEHOLDER } from '../definitions/resolve-registry';
 import { storedText, storedValue, timestampValue } from './stored-values';
 import { treeWalk } from './tree-walk';
 import { isConcealed } from '../definitions/concealed-fields';
+import { naturalKey } from '../definitions/natural-key';
 import type { Form } from './forms';
 import type { ReaderAccess, Rows } from './reader-access';
 
@@ -366,6 +367,9 @@ export class JsonCompiler {
     const j = this.alias('j');
     const o = this.alias();
     const from = sql`FROM ${ident(f.joinTable)} AS ${ident(j)} JOIN ${ident(target.table)} AS ${ident(o)} ON ${column(o, 'id')} = ${column(j, 'target_id')} WHERE ${column(j, 'source_id')} = ${column(alias, 'id')}`;
+    const key = f.def.by_key ? naturalKey(target) : undefined;
+    // NetBox's SlugRelatedField: the targets' keys, in the targets' order.
+    if (key) return this.array(column(o, key.column), from, this.orderOf(target, o));
     return this.array(this.object(target, o, 'brief', { nested: true, depth }), from, this.orderOf(target, o));
   }
 

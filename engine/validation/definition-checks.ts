@@ -22,8 +22,13 @@ function valueAt(model: ResolvedModel, path: string, locked = false): Sql {
   const route: FilterPath = resolvePath(model, path);
   const f = route.field;
   if (route.multiValued || route.narrowed || !f.column) throw new Error(`${model.label}: check path ${path} must end on a stored field, one value per object`);
-  return route.value(f.column, locked);
+  const v = route.value(f.column, locked);
+  // A blank text or choice is unset, as for NetBox's clean() (`if not self.mode`): a rule on a blank IKE mode.
+  const textual = !f.array && (BLANKABLE.has(f.kind) || (f.kind === 'choice' && f.choices?.numeric === false));
+  return textual ? sql`NULLIF(${v}, '')` : v;
 }
+
+const BLANKABLE = new Set(['string', 'text', 'slug']);
 
 /**
  * Whether a path is set on the row "t": a stored value, or for a reverse_generic field of the model, a row of

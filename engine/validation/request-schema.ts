@@ -103,7 +103,7 @@ export function writableProperties(model: ResolvedModel): Record<string, JsonSch
         break;
       case 'm2m':
       case 'tags':
-        props[field.name] = { ...doc, type: 'array', items: relatedSchema(false) };
+        props[field.name] = { ...doc, type: 'array', items: field.def.by_key ? { type: 'string' } : relatedSchema(false) };
         break;
       case 'generic_fk':
         props[field.typeColumn] = { type: field.nullable ? ['string', 'null'] : 'string' };

@@ -5,6 +5,7 @@ import { castValue } from '../sql/casts';
 import { ISO_DATE, ISO_DATETIME, withinCalendar } from './calendar';
 import { normalizeCidr, normalizeInet, normalizeMac } from './ip-values';
 import type { Db } from '../database/db';
+import { naturalKey } from '../definitions/natural-key';
 
 export type Lookup = { ok: true; id: number } | { ok: false; message: string };
 
@@ -132,4 +133,23 @@ export async function missingIds(db: Db, model: ResolvedModel, ids: number[]): P
   const rows = await runRows<{ id: number }>(db, sql`SELECT "id" FROM ${ident(model.table)} WHERE "id" = ANY(${ids}) ORDER BY "id" FOR KEY SHARE`);
   const found = new Set(rows.map((r) => r.id));
   return ids.filter((id) => !found.has(id));
+}
+
+/**
+ * The ids of the objects named by their natural keys (a many-to-many field written by key, NetBox's
+ * SlugRelatedField), or DRF's message for the first key that names none. One query for the whole list.
+ */
+export async function resolveByKey(db: Db, target: ResolvedModel, keys: string[]): Promise<{ ok: true; ids: number[] } | { ok: false; message: string }> {
+  const key = naturalKey(target);
+  if (!key) throw new Error(`${target.label} has no natural key`);
+  if (!keys.length) return { ok: true, ids: [] };
+  const rows = await runRows<{ id: number; key: string }>(db, sql`SELECT "id", ${column('t', key.column)}::text AS "key" FROM ${ident(target.table)} AS "t" WHERE ${column('t', key.column)}::text = ANY(${keys})`);
+  const byKey = new Map(rows.map((r) => [r.key, r.id]));
+  const ids: number[] = [];
+  for (const k of keys) {
+    const id = byKey.get(k);
+    if (id === undefined) return { ok: false, message: `Object with ${key.name}=${k} does not exist.` };
+    ids.push(id);
+  }
+  return { ok: true, ids };
 }

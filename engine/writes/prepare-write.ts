@@ -4,7 +4,7 @@ import { defaultWith } from '../definitions/named-functions';
 import { validateBody } from '../validation/body-validator';
 import { addError, hasErrors, type FieldErrors } from '../validation/field-errors';
 import { normalizeCidr, normalizeInet, normalizeMac } from '../validation/ip-values';
-import { missingIds, resolveRelated } from '../validation/resolve-related';
+import { missingIds, resolveByKey, resolveRelated } from '../validation/resolve-related';
 import { findBadString } from '../validation/string-hygiene';
 import { hashPassword } from '../auth/passwords';
 import { prepareCustomFields, type CustomFieldDef } from '../validation/custom-field-values';
@@ -180,6 +180,18 @@ export async function prepareWrite(
     if (field.kind === 'children') {
       const refs = await prepareChildren(db, registry, field, value as Array<{ object_type: string; object_id: number }>, errors);
       if (refs) children.set(field, refs);
+      continue;
+    }
+    if (field.kind === 'm2m' && field.def.by_key) {
+      const found = await resolveByKey(db, field.target, value as string[]);
+      if (!found.ok) {
+        addError(errors, field.name, found.message);
+        continue;
+      }
+      // Locks the rows found until the commit, as for ids; one deleted in between is gone from this write too.
+      const missing = await missingIds(db, field.target, found.ids);
+      for (const id of missing) addError(errors, field.name, `Invalid pk "${id}" - object does not exist.`);
+      links.set(field.joinTable, [...new Set(found.ids)]);
       continue;
     }
     if (field.kind === 'm2m' || field.kind === 'tags') {

@@ -31,7 +31,7 @@ const FIRST_TYPES: Record<string, string[]> = {
   tenancy: ['tenant-groups', 'tenants'],
   users: ['tokens', 'users'],
   virtualization: [],
-  vpn: ['l2vpn-terminations', 'l2vpns'],
+  vpn: ['ike-policies', 'ike-proposals', 'ipsec-policies', 'ipsec-profiles', 'ipsec-proposals', 'l2vpn-terminations', 'l2vpns', 'tunnel-groups', 'tunnel-terminations', 'tunnels'],
   wireless: ['wireless-lan-groups', 'wireless-lans', 'wireless-links'],
 };
 

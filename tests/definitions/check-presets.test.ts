@@ -55,3 +55,22 @@ test("the object's own fields: an only_when path gets the first value, an exclud
   keepOwnChecks(link, unset);
   expect(unset).toEqual({ auth_type: 'open', mark_connected: true });
 });
+
+test("the object's own fields: a required_when field gets its first choice, an any_of its first free path; a blank is unset", () => {
+  const ike = model('vpn.ikepolicy', { version: { kind: 'choice', def: { default: 2 }, choices: { values: [1, 2] } }, mode: { kind: 'choice', choices: { values: ['aggressive', 'main'] } } }, [
+    { field: 'mode', required_when: { version: [1] }, message: 'required' },
+  ]);
+  const v1: Record<string, unknown> = { version: 1, mode: '' };
+  keepOwnChecks(ike, v1);
+  expect(v1).toEqual({ version: 1, mode: 'aggressive' });
+  const fixedMode: Record<string, unknown> = { version: 1 };
+  keepOwnChecks(ike, fixedMode, new Set(['mode']));
+  expect(fixedMode).toEqual({});
+  const v2: Record<string, unknown> = {};
+  keepOwnChecks(ike, v2);
+  expect(v2).toEqual({});
+  const prop = model('vpn.ipsecproposal', { enc: { kind: 'choice', choices: { values: ['aes'] } }, auth: { kind: 'choice', choices: { values: ['sha'] } } }, [{ any_of: ['enc', 'auth'], message: 'one' }]);
+  const blank: Record<string, unknown> = { enc: '', auth: '' };
+  keepOwnChecks(prop, blank, new Set(['enc']));
+  expect(blank).toEqual({ enc: '', auth: 'sha' });
+});

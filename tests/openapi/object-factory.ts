@@ -2,6 +2,7 @@ import { jsonSample } from '../support/json-sample';
 import type { ResolvedField, ResolvedModel } from '../../engine/definitions/registry-types';
 import { requestSchema, type JsonSchema } from '../../engine/validation/request-schema';
 import type { TestApp } from '../support/test-app';
+import { naturalKey } from '../../engine/definitions/natural-key';
 import { sendObject } from '../support/send-object';
 import { keepOwnChecks, presetForRelation, splitPreset, type Preset } from '../support/check-presets';
 
@@ -154,7 +155,7 @@ export class ObjectFactory {
           if (isRequired) return null;
           continue;
         }
-        body[field.name] = field.kind === 'fk' ? id : [id];
+        body[field.name] = field.kind === 'fk' ? id : [field.def.by_key ? await this.keyOf(target, id) : id];
         continue;
       }
       const v = this.scalar(field, props[field.name] ?? {}, isRequired);
@@ -162,6 +163,14 @@ export class ObjectFactory {
     }
     keepOwnChecks(model, body, new Set(Object.keys(own)));
     return body;
+  }
+
+  /** The natural key of an object (what a many-to-many field written by key sends), as the API shows it. */
+  private async keyOf(model: ResolvedModel, id: number): Promise<string> {
+    const key = naturalKey(model);
+    const res = await this.t.api.get(`/api/${model.app}/${model.path}/${id}/`).set(this.t.auth);
+    if (!key || res.status !== 200) throw new Error(`${model.label} ${id}: no natural key to write it by`);
+    return String(res.body[key.name]);
   }
 
   /** An object for a generic relation: of the first allowed type that can be made. */

@@ -98,8 +98,28 @@ export function splitPreset(preset: Preset): { own: Preset; through: Map<string,
  * (the boolean made false when a path is set). `fixed` names values the caller chose: never changed.
  */
 export function keepOwnChecks(model: CheckedModel, body: Record<string, unknown>, fixed: ReadonlySet<string> = new Set()): void {
-  const isSet = (k: string) => body[k] !== undefined && body[k] !== null;
+  // A blank text is unset to the checks, as to NetBox's clean().
+  const isSet = (k: string) => body[k] !== undefined && body[k] !== null && body[k] !== '';
+  // A value any field of this kind takes: its first choice, else a word.
+  const someValue = (name: string): unknown => {
+    const f = model.fields.get(name);
+    const values = f?.choices ? ('entries' in f.choices ? f.choices.entries.map((e) => e.value) : f.choices.values) : [];
+    return values.length ? values[0] : f && ['integer', 'positive_integer'].includes(f.kind) ? 1 : 'x';
+  };
   for (const c of checksOf(model)) {
+    // required_when on the object's own fields: the field gets a value while the path holds one of the values,
+    // unless the caller fixed the field, in which case the path is moved off them.
+    if (c.required_when && c.field && !isSet(c.field)) {
+      const [path, values] = Object.entries(c.required_when)[0]!;
+      const held = !path.includes('.') && values.some((v) => String(v) === String(body[path] ?? model.fields.get(path)?.def.default));
+      if (held && !fixed.has(c.field)) body[c.field] = someValue(c.field);
+      else if (held && !fixed.has(path)) delete body[path];
+    }
+    // any_of: the first path of the object's own that the caller did not fix gets a value when none is set.
+    if (c.any_of && !c.any_of.some((p) => isSet(p))) {
+      const free = c.any_of.find((p) => !p.includes('.') && !fixed.has(p));
+      if (free) body[free] = someValue(free);
+    }
     const cond = conditionOf(c);
     if (cond && isSet(c.field!)) {
       const [path, values] = cond;

@@ -1,6 +1,7 @@
 import type { Registry, ResolvedField, ResolvedModel } from '../../engine/definitions/registry-types';
 import type { TestApp } from './test-app';
 import { jsonSample } from './json-sample';
+import { naturalKey } from '../../engine/definitions/natural-key';
 import { sendObject } from './send-object';
 import { keepOwnChecks, presetForRelation, splitPreset, type Preset } from './check-presets';
 
@@ -191,7 +192,12 @@ export function validObjects(app: () => TestApp): ValidObjects {
     for (const c of m.def.checks ?? []) {
       if (!c.any_of || c.any_of.some((p) => body[p] !== undefined)) continue;
       const f = m.fields.get(c.any_of[0]!);
-      if (f?.kind !== 'fk') throw new Error(`${m.label}: any_of check starting with ${c.any_of[0]} is not a plain foreign key`);
+      // A choice (an IPSec proposal's encryption algorithm) takes its first value.
+      if (f?.kind === 'choice' && f.choices) {
+        body[f.name] = f.choices.entries[0]!.value;
+        continue;
+      }
+      if (f?.kind !== 'fk') throw new Error(`${m.label}: any_of check starting with ${c.any_of[0]} is not a plain foreign key or a choice`);
       body[f.name] = await relatedFor(m, f, body, depth + 1);
     }
     for (const f of m.fieldList) {
@@ -209,7 +215,9 @@ export function validObjects(app: () => TestApp): ValidObjects {
         // Consistent with the fields already in the body (a front port's rear port on the port's own device).
         body[f.name] = await relatedFor(m, f, body, depth + 1);
       } else if (f.kind === 'tags' || f.kind === 'm2m') {
-        body[f.name] = [await createOne(f.target!, depth + 1)];
+        const id = await createOne(f.target!, depth + 1);
+        // A field written by key (by_key) names its target by natural key, as NetBox's SlugRelatedField.
+        body[f.name] = [f.def.by_key ? await keyOf(f.target!, id) : id];
       } else {
         const v = await validScalar(f, n);
         body[f.name] = f.array ? [v] : v;
@@ -235,6 +243,14 @@ export function validObjects(app: () => TestApp): ValidObjects {
     const res = await sendObject(t, 'post', listUrl(m), m, body);
     if (res.status !== 201) throw new Error(`creating a ${m.label} from ${JSON.stringify(body)}: ${res.status} ${res.text}`);
     return res.body.id as number;
+  }
+
+  async function keyOf(m: ResolvedModel, id: number): Promise<string> {
+    const t = app();
+    const key = naturalKey(m);
+    const res = await t.api.get(detailUrl(m, id)).set(t.auth);
+    if (!key || res.status !== 200) throw new Error(`${m.label} ${id}: no natural key to write it by`);
+    return String((res.body as Body)[key.name]);
   }
 
   async function pathValue(m: ResolvedModel, body: Body, path: string): Promise<unknown> {

@@ -119,6 +119,14 @@ export type Field = {
     [k: string]: Filter;
   };
   /**
+   * m2m: written and shown as a list of the targets' natural keys (slugs) rather than ids and nested objects: NetBox's SlugRelatedField (a config context's tags).
+   */
+  by_key?: boolean;
+  /**
+   * m2m: the name of the filters derived from the field, <filter_name> (by the target's natural key) and <filter_name>_id, instead of the field's own name: NetBox's singular names (a config context's sites are filtered by site and site_id).
+   */
+  filter_name?: string;
+  /**
    * Named function computing the value (computed fields).
    */
   fn?: string;

@@ -585,8 +585,12 @@ function fieldFilters(model: Model, field: Field): ExpectedFilter[] {
     }
     case 'm2m': {
       const target = field.target!;
-      const fam = (byKey: boolean): Family => ({ kind: `m2m ${byKey ? 'natural key' : '_id'}`, valueType: 'set', lookups: EQUAL_LOOKUPS, set: 'main', extract: (r) => (r[field.name] as Rep[]).map((x) => x.id), target, byKey, all: false });
-      return [own(`${field.name}_id`, fam(false)), ...(naturalKey(target) ? [own(field.name, fam(true))] : [])];
+      // A field written and shown by key (by_key) lists its targets' keys rather than nested objects.
+      const ids = (r: Rep, u: Universe): number[] => (field.def.by_key ? (r[field.name] as string[]).map((k) => idOfKey(target, k, u)!) : (r[field.name] as Rep[]).map((x) => x.id));
+      const fam = (byKey: boolean): Family => ({ kind: `m2m ${byKey ? 'natural key' : '_id'}`, valueType: 'set', lookups: EQUAL_LOOKUPS, set: 'main', extract: ids, target, byKey, all: false });
+      // filter_name gives the filters a name of their own (NetBox's singular site, site_id).
+      const name = field.def.filter_name ?? field.name;
+      return [own(`${name}_id`, fam(false)), ...(naturalKey(target) ? [own(name, fam(true))] : [])];
     }
     case 'tags':
       // tag=<slug>: repeated tags must all be present (docs/filtering.md, tags).

@@ -252,8 +252,15 @@ export class ObjectFactory {
   private async holdBack(model: Model, all: Record<string, unknown>): Promise<{ body: Record<string, unknown>; held: Record<string, unknown> }> {
     const body = { ...all };
     const held: Record<string, unknown> = {};
-    const isSet = (name: string) => body[name] !== null && body[name] !== undefined;
+    // A blank text is unset to the checks, as to NetBox's clean().
+    const isSet = (name: string) => body[name] !== null && body[name] !== undefined && body[name] !== '';
     for (const check of model.def.checks ?? []) {
+      // A field required while a field of the object holds certain values (an IKEv1 policy's mode) gets one.
+      const [whenPath, whenValues] = Object.entries(check.required_when ?? {})[0] ?? ['', []];
+      const required = check.field ? model.fields.get(check.field) : undefined;
+      if (required?.column && whenPath && !whenPath.includes('.') && !isSet(required.name) && whenValues.some((v) => String(v) === String(body[whenPath] ?? model.fields.get(whenPath)?.def.default))) {
+        body[required.name] = scalarValue(required, 'base', this.uniq());
+      }
       // Two values that must come in order (an IP range's start and end, an ASN range's): the second is the one after the first, so spans stay small and apart.
       if (check.ordered && isSet(check.ordered[0]) && isSet(check.ordered[1])) {
         const [lo, hi] = check.ordered;
