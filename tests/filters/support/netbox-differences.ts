@@ -73,26 +73,7 @@ export const GAPS: Difference[] = [
   },
 
   // One declaration in schema/ each (the definition language can say them today).
-  { why: 'not declared; one line: {"field": "assigned_object", "lookup": "is_set"}, as assigned_to_interface', on: { 'ipam/ip-addresses': ['assigned'] } },
-  { why: 'not declared; one line each, as on dcim.interface: cabled {"field": "cable", "lookup": "is_set"}, occupied {"field": ["cable", "mark_connected"], "lookup": "is_set"}', on: { 'circuits/circuit-terminations': ['cabled', 'occupied'] } },
-  { why: 'not declared; one line each through the site, as region: {"field": "site.group", "lookup": "fk_id" | "fk_key"}', on: { 'ipam/prefixes': ['site_group', 'site_group_id'], 'ipam/vlans': ['site_group', 'site_group_id'] } },
-  { why: 'not declared; one line each through the master device: {"field": "master.site.region", ...}, master.site.group, master.site, master.tenant', on: { 'dcim/virtual-chassis': ['region', 'region_id', 'site', 'site_id', 'site_group', 'site_group_id', 'tenant', 'tenant_id'] } },
-  { why: 'not declared; one line each: {"field": "device.virtual_chassis", "lookup": "fk_id" | "fk_key"}', on: { 'dcim/interfaces': ['virtual_chassis', 'virtual_chassis_id'] } },
-  { why: 'not declared; one line: {"field": "virtual_chassis", "lookup": "is_set"}', on: { 'dcim/devices': ['virtual_chassis_member'] } },
   { why: 'not declared; one line each: has_oob_ip {"field": "oob_ip", "lookup": "is_set"}, has_primary_ip {"field": ["primary_ip4", "primary_ip6"], "lookup": "is_set"}', on: { 'dcim/devices': ['has_oob_ip', 'has_primary_ip'], 'virtualization/virtual-machines': ['has_primary_ip'] } },
-  { why: 'not declared; one line: {"field": "local_context_data", "lookup": "is_set"}', on: { 'dcim/devices': ['local_context_data'], 'virtualization/virtual-machines': ['local_context_data'] } },
-  { why: 'NetBox matches the MAC addresses of the device\'s interfaces; not declared; one line: {"field": "interfaces.mac_address", "lookup": "field"}', on: { 'dcim/devices': ['mac_address'], 'virtualization/virtual-machines': ['mac_address'] } },
-  { why: 'NetBox filters a VLAN group by one scope of each type by id; not declared; one line each: {"field": "scope[dcim.region]", "lookup": "fk_id"} and so on', on: { 'ipam/vlan-groups': ['region', 'sitegroup', 'site', 'location', 'rack', 'clustergroup', 'cluster'] } },
-  {
-    why: 'NetBox names the assignment filters in the singular (region_id, tag); Patchbay derives them from the many-to-many field names (regions_id, tags: see EXTRAS); not declared; one line each: {"field": "regions", "lookup": "fk_id"}',
-    on: {
-      'extras/config-contexts': [
-        'region', 'region_id', 'site_group', 'site_group_id', 'site', 'site_id', 'location', 'location_id', 'device_type_id', 'role', 'role_id', 'platform', 'platform_id',
-        'cluster_type', 'cluster_type_id', 'cluster_group', 'cluster_group_id', 'cluster_id', 'tenant_group', 'tenant_group_id', 'tenant', 'tenant_id', 'tag', 'tag_id',
-      ],
-    },
-  },
-  { why: 'NetBox names these in the singular; Patchbay derives groups/groups_id and users/users_id from the many-to-many fields (see EXTRAS); not declared; one line each', on: { 'users/users': ['group', 'group_id'], 'users/permissions': ['group', 'group_id', 'user', 'user_id'] } },
 
   // Declarable with a longer declaration.
   { why: 'not declared; a path through the provider\'s circuits\' terminations (circuits.terminations.site.region) could say it', on: { 'circuits/providers': ['region', 'region_id', 'site', 'site_id', 'site_group', 'site_group_id'] } },
@@ -274,7 +255,7 @@ export const EXTRAS: Difference[] = [
     },
   },
   {
-    why: 'a many-to-many field gives <field>_id and <field> under its own name (docs/filtering.md); NetBox names these filters in the singular (see GAPS) or has none',
+    why: 'a many-to-many field gives <field>_id and <field> under its own name (docs/filtering.md); NetBox names these filters in the singular (Patchbay declares those too) or has none',
     on: {
       'dcim/interfaces': ['tagged_vlans', 'tagged_vlans_id', 'vdcs', 'vdcs_id', 'wireless_lans', 'wireless_lans_id'],
       'virtualization/interfaces': ['tagged_vlans', 'tagged_vlans_id'],
@@ -287,6 +268,7 @@ export const EXTRAS: Difference[] = [
       ],
     },
   },
+  { why: 'a declared filter of a generic relation narrowed to one type takes n like other relation filters (docs/filtering.md, "Domain filters"); NetBox\'s scope filters take the bare name only', on: { 'ipam/vlan-groups': ['region__n', 'sitegroup__n', 'site__n', 'location__n', 'rack__n', 'clustergroup__n', 'cluster__n'] } },
   {
     why: 'a generic relation is filtered by its type and its id under the names the object shows (docs/filtering.md, "Generic relations"); NetBox has neither on IP addresses',
     on: { 'ipam/ip-addresses': ['assigned_object_type', 'assigned_object_id'] },
