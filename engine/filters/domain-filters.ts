@@ -107,6 +107,7 @@ function onePath(model: ResolvedModel, name: string, spec: Filter, path: string)
     throw new Error(`${model.label}: filter ${name}: ${(e as Error).message}`);
   }
   const f = route.field;
+  if (route.reverseEnd && spec.lookup !== 'is_set') throw new Error(`${model.label}: filter ${name}: ${path} ends on a reverse relation, which only is_set (some row points here) can test`);
   if (f.def.secret && spec.lookup !== 'field') throw new Error(`${model.label}: filter ${name}: ${path} is secret: only its own exact-match filter may reach it`);
   // Its filter matches by the caller's action on the list's own rows: a path to another model's would not know which.
   if (f.def.shown_with) throw new Error(`${model.label}: filter ${name}: ${path} is shown only with ${f.def.shown_with}: only its own filter may reach it`);

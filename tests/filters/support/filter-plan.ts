@@ -160,6 +160,8 @@ export interface Route {
   multi: boolean;
   /** The last step follows a many-to-many field back: the holders are the linking objects, and `field` is that m2m. */
   linkedBack?: boolean;
+  /** The last step names a reverse relation (a device's interfaces): the holders are the rows pointing back, `field` their key. */
+  reverseEnd?: boolean;
 }
 
 const STEP = /^([a-z_][a-z0-9_]*)(?:\[([a-z0-9_]+\.[a-z0-9_]+)\])?$/;
@@ -195,7 +197,7 @@ export function routeOf(model: Model, path: string): Route {
     const last = i === parts.length - 1;
     if (!field) {
       // Another model's foreign key to this one, named by its related_name.
-      const back = last || m[2] ? undefined : current.reverse.find((f) => f.def.related_name === m[1]);
+      const back = m[2] ? undefined : current.reverse.find((f) => f.def.related_name === m[1]);
       // Another model's many-to-many field to this one, followed back; as the last step, the linking objects.
       const backLink = back || m[2] ? undefined : current.reverseLinks.find((f) => f.def.related_name === m[1]);
       if (backLink) {
@@ -207,6 +209,7 @@ export function routeOf(model: Model, path: string): Route {
       if (!back) throw new Error(`${model.label}: no field ${part} on the way of ${path}`);
       hops.push({ kind: 'rows', via: back, where: {}, target: back.model, children: false });
       current = back.model;
+      if (last) return { path, hops, field: back, multi: true, reverseEnd: true };
       continue;
     }
     if (last) return { path, hops, field, narrowed: m[2] ? narrowedHop(field, m[2], path) : undefined, multi: hops.some((h) => h.kind === 'rows' || h.kind === 'link') };

@@ -208,6 +208,13 @@ async function reach(f: ObjectFactory, model: Model, hops: Hop[], ends: Ending[]
  * differ from "every holder".
  */
 async function routeSet(f: ObjectFactory, model: Model, route: Route): Promise<number[]> {
+  if (route.reverseEnd) {
+    // The rows pointing back are the holders: A and B have one, C none, E two.
+    const row: Ending = { values: {} };
+    const ids: number[] = [];
+    for (const ends of [[row], [row], [], [row, { values: {} }]]) ids.push((await reach(f, model, route.hops, ends)).id as number);
+    return ids;
+  }
   const ends = await endings(f, route);
   const ids: number[] = [];
   for (const v of VARIANTS) ids.push((await reach(f, model, route.hops, [ends[v]])).id as number);

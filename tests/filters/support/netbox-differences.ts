@@ -49,14 +49,6 @@ export const GAPS: Difference[] = [
   { why: 'data sources (config contexts synchronised from them)', notYet: 'core.datasource', on: { 'extras/config-contexts': ['data_source_id', 'data_synced'] } },
   { why: 'data files', notYet: 'core.datafile', on: { 'extras/config-contexts': ['data_file_id'] } },
   { why: 'objects by the L2VPN terminating on them: a declared path cannot follow a generic relation backwards (l2vpn_terminations.l2vpn); /api/vpn/l2vpn-terminations/?interface_id= answers it from the other side', on: { 'dcim/interfaces': ['l2vpn', 'l2vpn_id'], 'ipam/vlans': ['l2vpn', 'l2vpn_id'], 'virtualization/interfaces': ['l2vpn', 'l2vpn_id'] } },
-  {
-    why: 'whether the device (type) has components of a kind: NetBox tests the reverse relation; a declared is_set reaches no reverse relation (as "interfaces" on devices below)',
-    on: {
-      'dcim/devices': ['console_ports', 'console_server_ports', 'power_ports', 'power_outlets', 'pass_through_ports', 'module_bays', 'device_bays'],
-      'dcim/device-types': ['console_ports', 'console_server_ports', 'power_ports', 'power_outlets', 'interfaces', 'pass_through_ports', 'device_bays', 'module_bays', 'inventory_items'],
-      'dcim/module-types': ['console_ports', 'console_server_ports', 'power_ports', 'power_outlets', 'interfaces', 'pass_through_ports'],
-    },
-  },
   { why: 'the identifier of a virtual device context the interface belongs to; a declared path cannot step through a many-to-many link (vdcs.identifier)', on: { 'dcim/interfaces': ['vdc_identifier'] } },
 
   { why: 'data sources and data files belong to NetBox\'s core application, outside the applications Patchbay serves (docs/extras.md)', on: { 'extras/config-templates': ['data_file_id', 'data_source_id', 'data_synced'], 'extras/export-templates': ['data_file_id', 'data_source_id', 'data_synced'] } },
@@ -76,9 +68,6 @@ export const GAPS: Difference[] = [
   { why: 'not declared; one line each: has_oob_ip {"field": "oob_ip", "lookup": "is_set"}, has_primary_ip {"field": ["primary_ip4", "primary_ip6"], "lookup": "is_set"}', on: { 'dcim/devices': ['has_oob_ip', 'has_primary_ip'], 'virtualization/virtual-machines': ['has_primary_ip'] } },
 
   // Declarable with a longer declaration.
-  { why: 'not declared; a path through the provider\'s circuits\' terminations (circuits.terminations.site.region) could say it', on: { 'circuits/providers': ['region', 'region_id', 'site', 'site_id', 'site_group', 'site_group_id'] } },
-  { why: 'not declared; an is_set through the interfaces reverse relation could say "has interfaces"', on: { 'dcim/devices': ['interfaces'] } },
-  { why: 'platforms of the device type\'s manufacturer or of none; not declared (an available_on of dcim.devicetype matching manufacturer could say it)', on: { 'dcim/platforms': ['available_for_device_type'] } },
 
   // What the definition language or the engine cannot say.
   { why: 'NetBox follows the contact assignments pointing at the object; a declared path cannot step from an object to the rows whose generic relation points at it', on: { '*': ['contact', 'contact_group', 'contact_role'] } },
