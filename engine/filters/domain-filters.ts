@@ -4,7 +4,7 @@ import { and, column, ident, or, sql, type Sql } from '../sql/fragment';
 import type { FilterDef } from './filter-table';
 import { parseAll, type ValueKind } from './filter-values';
 import { fkFilters, genericFilters, m2mFilters, naturalKey, refersTo, resolveTargets } from './relation-filters';
-import { fieldFilters } from './filter-table';
+import { fieldFilters, timestampFilter } from './filter-table';
 import { resolvePath, type FilterPath } from './filter-paths';
 import { availableOnFilter } from './available-on';
 import { CONTENT_TYPE_ID_LOOKUPS, contentTypeIdFilter } from './content-type-filter';
@@ -174,6 +174,17 @@ function onePath(model: ResolvedModel, name: string, spec: Filter, path: string)
         return { ...own, lookups: ['exact'], compile: (_lookup, values, param, ctx) => own.compile(bound, values, param, ctx) };
       }, `${path} is not an ordered field (${bound})`), route, f.column);
     }
+    case 'holds': {
+      // NetBox's can_view: whether a list of text (or choice values) holds one element.
+      const element = spec.element;
+      if (element === undefined) throw new Error(`${model.label}: filter ${name}: holds needs "element"`);
+      if (!f.column || !f.array || !(f.kind === 'choice' || f.kind === 'string')) throw new Error(`${model.label}: filter ${name}: holds needs a list of text or choices at ${path}`);
+      if (f.kind === 'choice' && !f.choices.labels.has(element)) throw new Error(`${model.label}: filter ${name}: "${element}" is not a choice of ${path}`);
+      const col = f.column;
+      return flagFilter(name, route, (a) => route.guarded(a, col, (c) => sql`${element}::text = ANY(${c})`));
+    }
+    case 'choice_group':
+      return choiceGroupFilter(model, name, spec, route, path);
     case 'net_mask_length': {
       if (!f.column) throw new Error(`${model.label}: filter ${name} needs a stored field at ${path}`);
       const col = f.column;
@@ -209,6 +220,42 @@ function onePath(model: ResolvedModel, name: string, spec: Filter, path: string)
       };
     }
   }
+}
+
+/**
+ * A choice field's value by the group it belongs to (NetBox's interface kind: physical, virtual,
+ * wireless): `groups` names the values of each group, `rest` the group of every other value. A name that
+ * is no group is a 400, as an unknown choice; a row without a value is in no group.
+ */
+function choiceGroupFilter(model: ResolvedModel, name: string, spec: Filter, route: FilterPath, path: string): FilterDef {
+  const f = route.field;
+  const fail = (why: string) => new Error(`${model.label}: filter ${name}: ${why}`);
+  if (f.kind !== 'choice' || f.array || !f.column || f.choices.numeric) throw fail(`choice_group needs a single choice field of text values at ${path}`);
+  const groups = spec.groups ?? {};
+  if (!Object.keys(groups).length) throw fail('choice_group needs "groups"');
+  if (spec.rest !== undefined && spec.rest in groups) throw fail(`"${spec.rest}" is both a group and the rest`);
+  const grouped = Object.values(groups).flat();
+  const stray = grouped.find((v) => !f.choices.labels.has(v));
+  if (stray !== undefined) throw fail(`"${stray}" is not a choice of ${path}`);
+  const col = f.column;
+  return {
+    name,
+    lookups: ['exact'],
+    field: f,
+    kind: 'choice',
+    async compile(_lookup, values, param, ctx) {
+      const parts: Sql[] = [];
+      for (const v of values) {
+        const members = Object.prototype.hasOwnProperty.call(groups, v) ? groups[v]! : undefined;
+        if (!members && v !== spec.rest) {
+          ctx.errors.add(param, `Select a valid choice. ${v} is not one of the available choices.`);
+          return null;
+        }
+        parts.push(route.wrap((a) => route.guarded(a, col, (c) => (members ? sql`${c} = ANY(${members}::text[])` : sql`(${c} IS NOT NULL AND NOT (${c} = ANY(${grouped}::text[])))`))));
+      }
+      return or(parts);
+    },
+  };
 }
 
 /**
@@ -266,6 +313,8 @@ function narrowedById(name: string, route: FilterPath): FilterDef {
  */
 function declared(model: ResolvedModel, name: string, spec: Filter): FilterDef {
   if (spec.lookup === 'available_on') return availableOnFilter(model, name, spec);
+  const stamp = spec.field === 'created' || spec.field === 'last_updated' ? spec.field : undefined;
+  if (stamp && !model.fields.has(stamp)) return timestampBound(model, name, spec, stamp);
   const paths = Array.isArray(spec.field) ? spec.field : [spec.field ?? name];
   const defs = paths.map((p) => onePath(model, name, spec, p));
   if (defs.length === 1) return defs[0]!;
@@ -299,6 +348,15 @@ function declared(model: ResolvedModel, name: string, spec: Filter): FilterDef {
       return POSITIVE_OF[lookup] ? and(parts) : or(parts);
     },
   };
+}
+
+/** NetBox's created_after / created_before: one bound of the model's own timestamp, which is no field a path reaches. */
+function timestampBound(model: ResolvedModel, name: string, spec: Filter, stamp: 'created' | 'last_updated'): FilterDef {
+  const own = timestampFilter(model, stamp);
+  if (!own) throw new Error(`${model.label}: filter ${name}: the model keeps no ${stamp} timestamp`);
+  if (spec.lookup !== 'at_least' && spec.lookup !== 'at_most') throw new Error(`${model.label}: filter ${name}: ${stamp} takes at_least or at_most only`);
+  const bound = spec.lookup === 'at_least' ? 'gte' : 'lte';
+  return { ...own, name, lookups: ['exact'], compile: (_lookup, values, param, ctx) => own.compile(bound, values, param, ctx) };
 }
 
 const cache = new WeakMap<ResolvedModel, FilterDef[]>();

@@ -156,6 +156,16 @@ function revealedOnly(def: FilterDef): FilterDef {
   };
 }
 
+/** The filter of a model's created or last_updated timestamp, when it keeps that timestamp. */
+export function timestampFilter(model: ResolvedModel, stamp: 'created' | 'last_updated'): FilterDef | undefined {
+  if (stamp === 'last_updated') return model.lastUpdated ? columnFilter('last_updated', column('t', 'last_updated'), 'datetime', ORDERED_LOOKUPS, 'timestamptz') : undefined;
+  if (model.timestamps === false) return undefined;
+  // A date-form created compares by its UTC date, as the API shows it.
+  return model.timestamps === 'date'
+    ? columnFilter('created', sql`("t"."created" AT TIME ZONE 'UTC')::date`, 'date', ORDERED_LOOKUPS, 'date')
+    : columnFilter('created', column('t', 'created'), 'datetime', ORDERED_LOOKUPS, 'timestamptz');
+}
+
 const tables = new WeakMap<ResolvedModel, FilterTable>();
 
 /** Every filter a model's list accepts, derived from its fields (one rule per kind) plus its declared domain filters. */
@@ -165,13 +175,10 @@ export function filterTable(model: ResolvedModel): FilterTable {
   table = new Map();
   const add = (f: FilterDef) => table!.set(f.name, f);
   add(columnFilter('id', column('t', 'id'), 'integer', ORDERED_LOOKUPS, 'bigint'));
-  if (model.timestamps !== false) {
-    // A date-form created compares by its UTC date, as the API shows it.
-    add(model.timestamps === 'date'
-      ? columnFilter('created', sql`("t"."created" AT TIME ZONE 'UTC')::date`, 'date', ORDERED_LOOKUPS, 'date')
-      : columnFilter('created', column('t', 'created'), 'datetime', ORDERED_LOOKUPS, 'timestamptz'));
+  for (const stamp of ['created', 'last_updated'] as const) {
+    const f = timestampFilter(model, stamp);
+    if (f) add(f);
   }
-  if (model.lastUpdated) add(columnFilter('last_updated', column('t', 'last_updated'), 'datetime', ORDERED_LOOKUPS, 'timestamptz'));
   for (const field of model.fieldList) for (const f of fieldFilters(model, field)) add(f);
   for (const f of domainFilters(model)) add(f);
   tables.set(model, table);

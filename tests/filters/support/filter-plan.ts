@@ -417,6 +417,25 @@ function classifyDeclared(model: Model, name: string, spec: Filter): Family | st
     if (inner.valueType !== 'ordered') return `${spec.lookup} on ${field.name}, which is not ordered`;
     return { ...inner, kind: `declared ${spec.lookup} (${inner.kind})`, lookups: EXACT_ONLY, reads, bound: spec.lookup === 'at_least' ? 'gte' : 'lte' };
   }
+  if (spec.lookup === 'holds') {
+    // True when the row's list holds the element (a permission's actions holding "view").
+    if (routes.length > 1 || routes[0]!.hops.length) return `${name}: holds on a field of the model itself only`;
+    const field = routes[0]!.field;
+    const element = spec.element;
+    return { kind: 'declared holds', valueType: 'boolean', lookups: EXACT_ONLY, set: valuesSet(field.name, [[element], []]), reads, extract: (r) => ((r[field.name] as unknown[] | null) ?? []).map(choiceValue).includes(element) };
+  }
+  if (spec.lookup === 'choice_group') {
+    // The group of the row's choice value: a listed group, else the rest (none without a value).
+    if (routes.length > 1 || routes[0]!.hops.length) return `${name}: choice_group on a field of the model itself only`;
+    const field = routes[0]!.field;
+    const groups = Object.entries(spec.groups ?? {});
+    const groupOf = (v: unknown): string | null => (v === null || v === undefined || v === '' ? null : groups.find(([, vs]) => vs.includes(String(v)))?.[0] ?? spec.rest ?? null);
+    // One row per group: its first value, and for the rest a value no group lists.
+    const values = groups.map(([, vs]) => vs[0]!);
+    const other = field.choices?.values.find((c) => !groups.some(([, vs]) => vs.includes(String(c))));
+    if (spec.rest !== undefined && other !== undefined) values.push(String(other));
+    return { kind: 'declared choice_group', valueType: 'choice', lookups: EXACT_ONLY, set: valuesSet(field.name, values), reads, extract: (r) => groupOf(choiceValue(r[field.name])) };
+  }
   if (spec.lookup === 'content_type_id') {
     // The type labels a row holds (a list, a value, a generic relation's type), as the ids of the content types table.
     const ct = model.modelWithRole('content_type');
@@ -521,7 +540,18 @@ function classifyAvailableOn(model: Model, name: string, spec: Filter): Family |
 }
 
 /** The family of a declared filter ("filters" in a definition). */
+/** The name of a set of objects, one per value of a field (generate-sets makes them in order). */
+export function valuesSet(field: string, values: unknown[]): string {
+  return `values:${JSON.stringify({ field, values })}`;
+}
+
 function classifySpec(model: Model, name: string, spec: Filter): Family | string {
+  const stamp = spec.field === 'created' || spec.field === 'last_updated' ? spec.field : undefined;
+  if (stamp && !model.fields.has(stamp) && (spec.lookup === 'at_least' || spec.lookup === 'at_most')) {
+    // One bound of the model's own timestamp (created_after): compared as the created / last_updated filter is.
+    const order = stamp === 'created' && model.timestamps === 'date' ? 'date' : 'datetime';
+    return { kind: `declared ${spec.lookup} (${stamp})`, valueType: 'ordered', order, lookups: EXACT_ONLY, set: 'main', extract: (r) => r[stamp] ?? null, bound: spec.lookup === 'at_least' ? 'gte' : 'lte' };
+  }
   return spec.lookup === 'available_on' ? classifyAvailableOn(model, name, spec) : classifyDeclared(model, name, spec);
 }
 
@@ -685,6 +715,8 @@ export function checksFor(fam: Family, name: string, set: Rep[], u: Universe, lo
         lt: [[bv]], lte: [[bv]], gt: [[av]], gte: [[av], [bv]],
         empty: [['true'], ['false']],
       });
+      // A bound under its own name (created_after): the later value for "at least", so the earlier row is left out.
+      if (fam.bound) per.exact = fam.bound === 'gte' ? [[bv], [av]] : [[av], [bv]];
       break;
     }
     case 'boolean':

@@ -316,6 +316,13 @@ async function netSet(f: ObjectFactory, model: Model, fieldName: string): Promis
   return ids;
 }
 
+/** One object per value of a field (a choice group's members, a list holding an element or not). */
+async function valuesSet(f: ObjectFactory, model: Model, spec: { field: string; values: unknown[] }): Promise<number[]> {
+  const ids: number[] = [];
+  for (const value of spec.values) ids.push((await f.createForFilters(model, { [spec.field]: value })).id);
+  return ids;
+}
+
 /** Every set the model's filters sample from, keyed as Family.set; ids in order A, B, C[, D]. */
 export async function generateSets(t: TestApp, f: ObjectFactory, model: Model, families: Family[]): Promise<Map<string, number[]>> {
   const sets = new Map<string, number[]>();
@@ -332,6 +339,7 @@ export async function generateSets(t: TestApp, f: ObjectFactory, model: Model, f
     if (sets.has(fam.set)) continue;
     if (fam.set.startsWith('path:')) sets.set(fam.set, await pathSet(f, model, fam.set.slice('path:'.length).split(' | ')));
     else if (fam.set.startsWith('available:')) sets.set(fam.set, await availableSet(f, model, model.def.filters![fam.set.slice('available:'.length)]!));
+    else if (fam.set.startsWith('values:')) sets.set(fam.set, await valuesSet(f, model, JSON.parse(fam.set.slice('values:'.length)) as { field: string; values: unknown[] }));
     else if (fam.set.startsWith('net:')) sets.set(fam.set, await netSet(f, model, fam.set.slice('net:'.length)));
   }
   return sets;

@@ -45,7 +45,6 @@ export const GAPS: Difference[] = [
   { why: 'a generic relation\'s id filters by exact value only (docs/filtering.md); NetBox orders interface_id', on: { 'ipam/fhrp-group-assignments': ['interface_id__empty', 'interface_id__gt', 'interface_id__gte', 'interface_id__lt', 'interface_id__lte'] } },
   // Object types Patchbay does not define.
   { why: 'objects by the request that changed them: not served; the change log is filtered by request_id instead (/api/extras/object-changes/?request_id=, docs/events.md)', on: { '*': ['created_by_request', 'modified_by_request', 'updated_by_request'] } },
-  { why: 'a range bound under a name of its own: the timestamp\'s own lookups do it (created__gte, created__lte); timestamps are not fields a declared filter can reach yet, docs/events.md', on: { 'extras/journal-entries': ['created_after', 'created_before'] } },
   { why: 'data sources (config contexts synchronised from them)', notYet: 'core.datasource', on: { 'extras/config-contexts': ['data_source_id', 'data_synced'] } },
   { why: 'data files', notYet: 'core.datafile', on: { 'extras/config-contexts': ['data_file_id'] } },
   { why: 'objects by the L2VPN terminating on them: a declared path cannot follow a generic relation backwards (l2vpn_terminations.l2vpn); /api/vpn/l2vpn-terminations/?interface_id= answers it from the other side', on: { 'dcim/interfaces': ['l2vpn', 'l2vpn_id'], 'ipam/vlans': ['l2vpn', 'l2vpn_id'], 'virtualization/interfaces': ['l2vpn', 'l2vpn_id'] } },
@@ -75,13 +74,10 @@ export const GAPS: Difference[] = [
   { why: 'NetBox\'s Meta filter cable takes the cable\'s id: Patchbay names a foreign key\'s id filter cable_id (see EXTRAS), and cables have no natural key for a cable filter', on: { 'dcim/cable-terminations': ['cable'] } },
   { why: 'true when the A or the B end has no termination: a declared is_set means "some path is set" and cannot say "some end is not"', on: { 'dcim/cables': ['unterminated'] } },
   { why: 'NetBox filters on the traced path\'s is_active (_path); Patchbay stores the path, but its origin row is reached through a reverse generic relation, which a declared filter cannot step through (as cable_end)', on: Object.fromEntries(['dcim/interfaces', 'dcim/console-ports', 'dcim/console-server-ports', 'dcim/power-ports', 'dcim/power-outlets', 'dcim/power-feeds'].map((e) => [e, ['connected']])) },
-  { why: 'NetBox groups interface types into physical, virtual and wireless in code; a definition has no grouping of choices', on: { 'dcim/interfaces': ['kind'] } },
   { why: 'NetBox matches the VID of the untagged or of a tagged VLAN; a declared path cannot step through a many-to-many link (tagged_vlans.vid)', on: { 'dcim/interfaces': ['vlan'], 'virtualization/interfaces': ['vlan'] } },
   { why: 'NetBox\'s method lists the interfaces of every member of the named device\'s virtual chassis (Device.vc_interfaces); no declared path says it', on: { 'dcim/interfaces': ['virtual_chassis_member', 'virtual_chassis_member_id'] } },
-  { why: 'NetBox tests whether actions contains the action; Patchbay derives no filter from a list of choices, and has no boolean "the list holds this value"', on: { 'users/permissions': ['can_view', 'can_add', 'can_change', 'can_delete'] } },
   { why: 'counted when read (net_count fields), not stored; a filter compares stored values only', on: { 'ipam/prefixes': ['children', 'depth'] } },
   { why: 'Patchbay\'s device types hold no images', on: { 'dcim/device-types': ['has_front_image', 'has_rear_image'] } },
-  { why: 'not declared; one line: {"field": "content_type", "lookup": "content_type_id"}, as on image attachments (left to the tenancy branch)', on: { 'tenancy/contact-assignments': ['content_type_id'] } },
   { why: 'the types of the objects a tag is applied to: a count across every model (tagged_items), which no declared path reaches', on: { 'extras/tags': ['content_type', 'content_type_id'] } },
   {
     why: 'a list of labels is filtered by membership (exact, n), as docs/filtering.md says; NetBox\'s ContentTypeFilter also takes the text lookups',
