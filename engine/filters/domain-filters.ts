@@ -185,6 +185,8 @@ function onePath(model: ResolvedModel, name: string, spec: Filter, path: string)
     }
     case 'choice_group':
       return choiceGroupFilter(model, name, spec, route, path);
+    case 'usable_by_caller':
+      return usableByCallerFilter(model, name, spec, route, path);
     case 'net_mask_length': {
       if (!f.column) throw new Error(`${model.label}: filter ${name} needs a stored field at ${path}`);
       const col = f.column;
@@ -220,6 +222,38 @@ function onePath(model: ResolvedModel, name: string, spec: Filter, path: string)
       };
     }
   }
+}
+
+/**
+ * NetBox's saved filters' usable: true for the rows the caller may use (enabled, and shared or their
+ * own), false for the others. Anonymous callers own nothing. The caller comes from the filter context.
+ */
+function usableByCallerFilter(model: ResolvedModel, name: string, spec: Filter, route: FilterPath, path: string): FilterDef {
+  const f = route.field;
+  const fail = (why: string) => new Error(`${model.label}: filter ${name}: ${why}`);
+  if (f.kind !== 'fk' || route.hops.length || f.target.def.role !== 'user') throw fail(`usable_by_caller needs a foreign key of the model to the user role at ${path}`);
+  const flag = (which: 'shared' | 'enabled') => {
+    const field = spec[which] === undefined ? undefined : model.fields.get(spec[which]);
+    if (spec[which] !== undefined && (field?.kind !== 'boolean' || !field.column)) throw fail(`"${which}" must name a boolean field of the model`);
+    return field?.column;
+  };
+  const shared = flag('shared');
+  const enabled = flag('enabled');
+  const owner = f.column;
+  return {
+    name,
+    lookups: ['exact'],
+    field: f,
+    kind: 'boolean',
+    async compile(_lookup, values, param, ctx) {
+      const flags = parseAll('boolean', values, param, ctx);
+      if (!flags) return null;
+      const own = ctx.userId === null ? sql`FALSE` : sql`COALESCE(${column('t', owner)} = ${ctx.userId}::bigint, FALSE)`;
+      const reach = shared ? sql`(${column('t', shared)} IS TRUE OR ${own})` : own;
+      const usable = enabled ? sql`(${column('t', enabled)} IS TRUE AND ${reach})` : reach;
+      return flags[0] ? usable : sql`NOT ${usable}`;
+    },
+  };
 }
 
 /**

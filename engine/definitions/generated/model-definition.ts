@@ -666,7 +666,7 @@ export interface Filter {
    */
   field?: string | [string, ...string[]];
   /**
-   * Named lookup of the engine: net_contained, net_contained_or_equal, net_contains_or_equals, net_host_contained, net_mask_length (for inet/cidr fields); fk_id, fk_key (a foreign key reached through the path, by id or natural key); field (the filter of the field at the path, with all its lookups); generic_type, generic_id (a generic relation at the path, by content type or by object id); is_set (true/false: the field or relation is set, a boolean is true, a reverse_generic relation has a row); available_on (rows available on the object of model `of` the value names, by `match` and `unscoped`); at_least, at_most (an ordered field at the path, one bound under the filter's own name: NetBox's time_after / time_before); content_type_id (a field naming types, or a generic relation's type, by the ids of the content types table: NetBox's content_type_id; `lookups` may add lt, lte, gt, gte, empty); holds (true/false: a list field holds `element`); choice_group (a choice field's value is in the named group of `groups`, or in `rest`).
+   * Named lookup of the engine: net_contained, net_contained_or_equal, net_contains_or_equals, net_host_contained, net_mask_length (for inet/cidr fields); fk_id, fk_key (a foreign key reached through the path, by id or natural key); field (the filter of the field at the path, with all its lookups); generic_type, generic_id (a generic relation at the path, by content type or by object id); is_set (true/false: the field or relation is set, a boolean is true, a reverse_generic relation has a row); available_on (rows available on the object of model `of` the value names, by `match` and `unscoped`); at_least, at_most (an ordered field at the path, one bound under the filter's own name: NetBox's time_after / time_before); content_type_id (a field naming types, or a generic relation's type, by the ids of the content types table: NetBox's content_type_id; `lookups` may add lt, lte, gt, gte, empty); holds (true/false: a list field holds `element`); usable_by_caller (true/false: `enabled`, and `shared` or the foreign key at the path is the calling user: NetBox's saved filters' usable); choice_group (a choice field's value is in the named group of `groups`, or in `rest`).
    */
   lookup: string;
   /**
@@ -707,6 +707,14 @@ export interface Filter {
    * choice_group: the name of the group holding every value no other group lists (physical).
    */
   rest?: string;
+  /**
+   * usable_by_caller: a boolean field; a row with it true is usable by everyone (a saved filter's shared).
+   */
+  shared?: string;
+  /**
+   * usable_by_caller: a boolean field; a row with it false is usable by no one (a saved filter's enabled).
+   */
+  enabled?: string;
   /**
    * content_type_id: a row whose field holds no type at all matches every type (a tag without object types may be applied to any: NetBox's for_object_type_id).
    */

