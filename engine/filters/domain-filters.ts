@@ -149,7 +149,8 @@ function onePath(model: ResolvedModel, name: string, spec: Filter, path: string)
       // The path gives the column: the type's for the type filter, the id's for the id filter.
       return spec.lookup === 'generic_type'
         ? throughPath(named((col) => genericFilters(f, { type: col, id: col })[0], 'no type filter'), route, f.typeColumn)
-        : throughPath(named((col) => genericFilters(f, { type: col, id: col })[1], 'no id filter'), route, f.idColumn);
+        // Through a path, the id is matched as a relation is (exact, n), as NetBox's termination_a_id.
+        : throughPath(named((col) => ({ ...genericFilters(f, { type: col, id: col })[1]!, lookups: ['exact', 'n'] }), 'no id filter'), route, f.idColumn);
     }
     case 'content_type_id': {
       // A type label list or value (names_type), or a generic relation's type: the content types it names, by id.

@@ -87,7 +87,7 @@ export function fieldFilters(model: ResolvedModel, field: ResolvedField, at?: Sq
     return [field.def.shown_with ? revealedOnly(exact) : exact];
   }
   if (field.array) {
-    if (TEXT_KINDS.has(field.kind)) return [arrayContainsFilter(field.name, col, field, 'string')];
+    if (TEXT_KINDS.has(field.kind)) return [field.namesType ? labelListFilter(field.name, col, field) : arrayContainsFilter(field.name, col, field, 'string')];
     return NUMBER_KINDS[field.kind] === 'integer' ? [arrayContainsFilter(field.name, col, field, 'integer')] : [];
   }
   if (field.kind === 'choice') return [choiceFilter(field.name, col, field, field.choices)];
@@ -140,6 +140,28 @@ function arrayContainsFilter(name: string, col: Sql, field: ResolvedField, kind:
       if (!parsed) return null;
       const c = kind === 'integer' ? sql`${col}::bigint[] && ${parsed}::bigint[]` : sql`${col} && ${parsed}::text[]`;
       return lookup === 'n' ? sql`NOT (${c})` : c;
+    },
+  };
+}
+
+/**
+ * A list of type labels (content_types): membership (exact, n) as any list, and the text lookups, as
+ * NetBox's ContentTypeFilter accepts them: `ic` (and isw, iew, ie) matches when some label matches, the
+ * negated ones (nic...) when none does.
+ */
+function labelListFilter(name: string, col: Sql, field: ResolvedField): FilterDef {
+  const member = arrayContainsFilter(name, col, field, 'string');
+  const text = ['ic', 'nic', 'isw', 'nisw', 'iew', 'niew', 'ie', 'nie'];
+  return {
+    ...member,
+    lookups: [...member.lookups, ...text],
+    async compile(lookup, values, param, ctx) {
+      if (!text.includes(lookup)) return member.compile(lookup, values, param, ctx);
+      const parsed = parseAll('text', values, param, ctx);
+      if (!parsed) return null;
+      const positive = lookup.startsWith('n') ? lookup.slice(1) : lookup;
+      const some = sql`EXISTS (SELECT 1 FROM unnest(${col}) AS "label"("v") WHERE ${scalarCondition(sql`"label"."v"`, positive, parsed)})`;
+      return positive === lookup ? some : sql`NOT ${some}`;
     },
   };
 }

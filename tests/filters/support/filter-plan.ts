@@ -101,6 +101,8 @@ function scalarFamily(field: Field, set: string, read: (row: Rep, u: Universe) =
   const base = { set, extract: read };
   const choice = (kind: string): Family => ({ ...base, kind, valueType: 'choice', lookups: SET_LOOKUPS, numeric: field.choices!.numeric, extract: (r, u) => choiceValue(read(r, u)) });
   if (field.array) {
+    // A list of type labels (content_types) takes the text lookups too: some label matches (none, negated).
+    if (field.def.names_type && ['string', 'text', 'slug'].includes(field.kind)) return { ...base, kind: 'label list', valueType: 'array', lookups: ['exact', 'n', 'ic', 'nic', 'isw', 'nisw', 'iew', 'niew', 'ie', 'nie'] };
     if (['string', 'text', 'slug'].includes(field.kind)) return { ...base, kind: 'array membership', valueType: 'array', lookups: EQUAL_LOOKUPS };
     // A list of integers (a service's ports) filters by membership too, its values parsed as integers.
     return ['integer', 'positive_integer'].includes(field.kind) ? { ...base, kind: 'array membership (integers)', valueType: 'array', numeric: true, lookups: EQUAL_LOOKUPS } : `array of ${field.kind}`;
@@ -596,7 +598,8 @@ function fieldFilters(model: Model, field: Field): ExpectedFilter[] {
       const g = genericNames(field);
       return [
         own(g.type, { kind: 'generic _type', valueType: 'generic-type', lookups: EQUAL_LOOKUPS, set: 'main', extract: (r) => r[g.type] ?? null, someType: field.genericTargets?.[0]?.label }),
-        own(g.id, { kind: 'generic _id', valueType: 'generic-id', lookups: EQUAL_LOOKUPS, set: 'main', extract: (r) => r[g.id] ?? null }),
+        // The object id is a plain number, with every numeric lookup (as NetBox).
+        own(g.id, { kind: 'generic _id', valueType: 'ordered', order: 'number', lookups: ORDERED_LOOKUPS, set: 'main', extract: (r) => r[g.id] ?? null }),
       ];
     }
     case 'computed':
@@ -723,6 +726,9 @@ export function checksFor(fam: Family, name: string, set: Rep[], u: Universe, lo
       const av = String(required((a as unknown[] | null)?.[0], what));
       const bv = String(required((b as unknown[] | null)?.[0], what));
       Object.assign(per, { exact: [[av], [av, bv]], n: [[av]] });
+      // Labels ("dcim.site"): a piece of the first, in another case.
+      const [app, model] = av.split('.');
+      if (fam.lookups.includes('ic')) Object.assign(per, { ic: [[swapCase(av.slice(2, -2))]], nic: [[swapCase(av.slice(2, -2))]], isw: [[swapCase(`${app}.`)]], nisw: [[swapCase(`${app}.`)]], iew: [[swapCase(`.${model}`)]], niew: [[swapCase(`.${model}`)]], ie: [[swapCase(av)]], nie: [[swapCase(av)]] });
       break;
     }
     case 'ordered': {
@@ -948,8 +954,15 @@ export function matches(fam: Family, lookup: string, values: string[], row: Rep,
           }
         });
       }
-      case 'array':
-        return Array.isArray(v) && v.some((x) => values.includes(String(x)));
+      case 'array': {
+        if (!Array.isArray(v)) return false;
+        const text = (x: unknown, q: string) => {
+          const e = String(x).toLowerCase();
+          const w = q.toLowerCase();
+          return { ic: e.includes(w), isw: e.startsWith(w), iew: e.endsWith(w), ie: e === w }[l] ?? (() => { throw new Error(`oracle: label list lookup ${l}`); })();
+        };
+        return l === 'exact' ? v.some((x) => values.includes(String(x))) : v.some((x) => values.some((q) => text(x, q)));
+      }
       case 'ordered': {
         if (l === 'empty') return (v === null || v === undefined) === EMPTY_TRUE(values[0]!);
         if (v === null || v === undefined) return false;

@@ -42,7 +42,6 @@ export const GAPS: Difference[] = [
   { why: 'services by the text of a bound address: IP addresses have no natural key for fk_key to match', on: { 'ipam/services': ['ipaddress'] } },
   { why: 'IP ranges containing an address (a comparison with two fields, which no declared lookup makes yet)', on: { 'ipam/ip-ranges': ['contains'] } },
   { why: 'FHRP groups by a related address (the addresses assigned to the group, by text)', on: { 'ipam/fhrp-groups': ['related_ip'] } },
-  { why: 'a generic relation\'s id filters by exact value only (docs/filtering.md); NetBox orders interface_id', on: { 'ipam/fhrp-group-assignments': ['interface_id__empty', 'interface_id__gt', 'interface_id__gte', 'interface_id__lt', 'interface_id__lte'] } },
   // Object types Patchbay does not define.
   { why: 'objects by the request that changed them: not served; the change log is filtered by request_id instead (/api/extras/object-changes/?request_id=, docs/events.md)', on: { '*': ['created_by_request', 'modified_by_request', 'updated_by_request'] } },
   { why: 'data sources (config contexts synchronised from them)', notYet: 'core.datasource', on: { 'extras/config-contexts': ['data_source_id', 'data_synced'] } },
@@ -78,25 +77,6 @@ export const GAPS: Difference[] = [
   { why: 'counted when read (net_count fields), not stored; a filter compares stored values only', on: { 'ipam/prefixes': ['children', 'depth'] } },
   { why: 'Patchbay\'s device types hold no images', on: { 'dcim/device-types': ['has_front_image', 'has_rear_image'] } },
   { why: 'the types of the objects a tag is applied to: a count across every model (tagged_items), which no declared path reaches', on: { 'extras/tags': ['content_type', 'content_type_id'] } },
-  {
-    why: 'a list of labels is filtered by membership (exact, n), as docs/filtering.md says; NetBox\'s ContentTypeFilter also takes the text lookups',
-    on: Object.fromEntries(['extras/custom-fields', 'extras/custom-links', 'extras/event-rules', 'extras/export-templates', 'extras/saved-filters'].map((e) => [e, ['content_types__ic', 'content_types__nic', 'content_types__isw', 'content_types__nisw', 'content_types__iew', 'content_types__niew', 'content_types__ie', 'content_types__nie']])),
-  },
-  {
-    why: 'NetBox filters a generic relation\'s object id as a plain number with every numeric lookup; Patchbay\'s generic id filters take exact and n, as its other relation filters (docs/filtering.md)',
-    on: {
-      'dcim/cable-terminations': ['termination_id__lt', 'termination_id__lte', 'termination_id__gt', 'termination_id__gte', 'termination_id__empty'],
-      'extras/bookmarks': ['object_id__lt', 'object_id__lte', 'object_id__gt', 'object_id__gte', 'object_id__empty'],
-      'extras/image-attachments': ['object_id__lt', 'object_id__lte', 'object_id__gt', 'object_id__gte', 'object_id__empty'],
-      'extras/journal-entries': ['assigned_object_id__lt', 'assigned_object_id__lte', 'assigned_object_id__gt', 'assigned_object_id__gte', 'assigned_object_id__empty'],
-      'extras/object-changes': ['changed_object_id__lt', 'changed_object_id__lte', 'changed_object_id__gt', 'changed_object_id__gte', 'changed_object_id__empty'],
-      'extras/event-rules': ['action_object_id__lt', 'action_object_id__lte', 'action_object_id__gt', 'action_object_id__gte', 'action_object_id__empty'],
-      'tenancy/contact-assignments': ['object_id__lt', 'object_id__lte', 'object_id__gt', 'object_id__gte', 'object_id__empty'],
-      'ipam/vlan-groups': ['scope_id__lt', 'scope_id__lte', 'scope_id__gt', 'scope_id__gte', 'scope_id__empty'],
-      'dcim/inventory-items': ['component_id__lt', 'component_id__lte', 'component_id__gt', 'component_id__gte', 'component_id__empty'],
-      'dcim/inventory-item-templates': ['component_id__lt', 'component_id__lte', 'component_id__gt', 'component_id__gte', 'component_id__empty'],
-    },
-  },
 ];
 
 const STATUS_EMPTY = ['status__empty'];
@@ -253,6 +233,10 @@ export const EXTRAS: Difference[] = [
     },
   },
   { why: 'a declared filter of a generic relation narrowed to one type takes n like other relation filters (docs/filtering.md, "Domain filters"); NetBox\'s scope filters take the bare name only', on: { 'ipam/vlan-groups': ['region__n', 'sitegroup__n', 'site__n', 'location__n', 'rack__n', 'clustergroup__n', 'cluster__n'] } },
+  {
+    why: 'a list of type labels takes the text lookups on every model (docs/filtering.md), as NetBox\'s content_types filters do; NetBox\'s tag and permission object_types filters are exact only',
+    on: Object.fromEntries(['extras/tags', 'users/permissions'].map((e) => [e, ['object_types__ic', 'object_types__nic', 'object_types__isw', 'object_types__nisw', 'object_types__iew', 'object_types__niew', 'object_types__ie', 'object_types__nie']])),
+  },
   {
     why: 'a generic relation is filtered by its type and its id under the names the object shows (docs/filtering.md, "Generic relations"); NetBox has neither on IP addresses',
     on: { 'ipam/ip-addresses': ['assigned_object_type', 'assigned_object_id'] },
