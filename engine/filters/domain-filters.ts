@@ -351,6 +351,7 @@ function declared(model: ResolvedModel, name: string, spec: Filter): FilterDef {
   const stamp = spec.field === 'created' || spec.field === 'last_updated' ? spec.field : undefined;
   if (stamp && !model.fields.has(stamp)) return timestampBound(model, name, spec, stamp);
   const paths = Array.isArray(spec.field) ? spec.field : [spec.field ?? name];
+  if (spec.lookup === 'is_unset') return someUnset(name, paths.map((p) => onePath(model, name, { ...spec, lookup: 'is_set' }, p)));
   const defs = paths.map((p) => onePath(model, name, spec, p));
   if (defs.length === 1) return defs[0]!;
   const kinds = new Set(defs.map((d) => d.kind));
@@ -392,6 +393,25 @@ function timestampBound(model: ResolvedModel, name: string, spec: Filter, stamp:
   if (spec.lookup !== 'at_least' && spec.lookup !== 'at_most') throw new Error(`${model.label}: filter ${name}: ${stamp} takes at_least or at_most only`);
   const bound = spec.lookup === 'at_least' ? 'gte' : 'lte';
   return { ...own, name, lookups: ['exact'], compile: (_lookup, values, param, ctx) => own.compile(bound, values, param, ctx) };
+}
+
+/**
+ * is_unset over paths: true when some path is unset, false when every one is set (a cable's
+ * unterminated: an end without a termination). Each path's is_set gives its flag.
+ */
+function someUnset(name: string, defs: FilterDef[]): FilterDef {
+  return {
+    ...defs[0]!,
+    name,
+    async compile(lookup, values, param, ctx) {
+      const flags = parseAll('boolean', values, param, ctx);
+      if (!flags) return null;
+      const parts: Sql[] = [];
+      for (const d of defs) parts.push((await d.compile(lookup, ['true'], param, ctx))!);
+      const every = and(parts);
+      return flags[0] ? sql`NOT (${every})` : every;
+    },
+  };
 }
 
 const cache = new WeakMap<ResolvedModel, FilterDef[]>();

@@ -362,6 +362,17 @@ function classifyDeclared(model: Model, name: string, spec: Filter): Family | st
         extract: (r, u) => routes.some((route) => along(route, r, u, (h) => [h !== null && isSetOn(route, h, u)]).includes(true)),
       };
     }
+    case 'is_unset':
+      // True when some path reaches no set holder; false when every path does.
+      return {
+        kind: 'declared is_unset' + how,
+        valueType: 'boolean',
+        lookups: EXACT_ONLY,
+        // The main set's objects have every path set (a cable with both ends); the paths' own sets set one each.
+        set: `unset:${paths.join(' | ')}`,
+        reads,
+        extract: (r, u) => !routes.every((route) => along(route, r, u, (h) => [h !== null && isSetOn(route, h, u)]).includes(true)),
+      };
     case 'fk_id':
     case 'fk_key': {
       const ends = routes.map(relationEnd);

@@ -316,6 +316,21 @@ async function netSet(f: ObjectFactory, model: Model, fieldName: string): Promis
   return ids;
 }
 
+/**
+ * An object set along every path (a cable with an A and a B end), for is_unset: the first path makes it,
+ * each further path (through rows) gives it a child row of its own.
+ */
+async function everyPath(f: ObjectFactory, model: Model, paths: string[]): Promise<number> {
+  const [first, ...more] = paths.map((p) => routeOf(model, p));
+  const parent = await reach(f, model, first!.hops, [(await endings(f, first!)).A]);
+  for (const route of more) {
+    const [hop, ...rest] = route.hops;
+    if (hop?.kind !== 'rows') throw new Error(`${model.label}: ${route.path} does not start through rows`);
+    await reach(f, hop.target, rest, [(await endings(f, route)).A], childValues(f, hop, parent.id as number, 1));
+  }
+  return parent.id as number;
+}
+
 /** One object per value of a field (a choice group's members, a list holding an element or not). */
 async function valuesSet(f: ObjectFactory, model: Model, spec: { field: string; values: unknown[] }): Promise<number[]> {
   const ids: number[] = [];
@@ -339,6 +354,10 @@ export async function generateSets(t: TestApp, f: ObjectFactory, model: Model, f
     if (sets.has(fam.set)) continue;
     if (fam.set.startsWith('path:')) sets.set(fam.set, await pathSet(f, model, fam.set.slice('path:'.length).split(' | ')));
     else if (fam.set.startsWith('available:')) sets.set(fam.set, await availableSet(f, model, model.def.filters![fam.set.slice('available:'.length)]!));
+    else if (fam.set.startsWith('unset:')) {
+      const paths = fam.set.slice('unset:'.length).split(' | ');
+      sets.set(fam.set, [await everyPath(f, model, paths), ...(await pathSet(f, model, paths))]);
+    }
     else if (fam.set.startsWith('values:')) sets.set(fam.set, await valuesSet(f, model, JSON.parse(fam.set.slice('values:'.length)) as { field: string; values: unknown[] }));
     else if (fam.set.startsWith('net:')) sets.set(fam.set, await netSet(f, model, fam.set.slice('net:'.length)));
   }
