@@ -186,6 +186,22 @@ function onePath(model: ResolvedModel, name: string, spec: Filter, path: string)
     }
     case 'choice_group':
       return choiceGroupFilter(model, name, spec, route, path);
+    case 'json_text': {
+      // NetBox's choice on choice sets: some string inside the JSON value (a pair's value or label) is one of the values.
+      if (f.kind !== 'json' || !f.column) throw new Error(`${model.label}: filter ${name}: json_text needs a json field at ${path}`);
+      const col = f.column;
+      return {
+        name,
+        lookups: ['exact'],
+        field: f,
+        kind: 'string',
+        async compile(_lookup, values, param, ctx) {
+          const texts = parseAll('text', values, param, ctx);
+          if (!texts) return null;
+          return route.wrap((a) => route.guarded(a, col, (c) => sql`EXISTS (SELECT 1 FROM jsonb_path_query(${c}, 'strict $.**') AS "e"("v") WHERE jsonb_typeof("e"."v") = 'string' AND ("e"."v" #>> '{}') = ANY(${texts}::text[]))`));
+        },
+      };
+    }
     case 'usable_by_caller':
       return usableByCallerFilter(model, name, spec, route, path);
     case 'net_mask_length': {

@@ -448,6 +448,13 @@ function classifyDeclared(model: Model, name: string, spec: Filter): Family | st
       },
     };
   }
+  if (spec.lookup === 'json_text') {
+    // The strings inside the JSON value, at any depth.
+    if (routes.length > 1 || routes[0]!.hops.length) return `${name}: json_text on a field of the model itself only`;
+    const field = routes[0]!.field;
+    const strings = (v: unknown): string[] => (typeof v === 'string' ? [v] : Array.isArray(v) ? v.flatMap(strings) : v && typeof v === 'object' ? Object.values(v).flatMap(strings) : []);
+    return { kind: 'declared json_text', valueType: 'array', lookups: EXACT_ONLY, set: 'main', reads, extract: (r) => strings(r[field.name]) };
+  }
   if (spec.lookup === 'holds') {
     // True when the row's list holds the element (a permission's actions holding "view").
     if (routes.length > 1 || routes[0]!.hops.length) return `${name}: holds on a field of the model itself only`;

@@ -50,7 +50,6 @@ export const GAPS: Difference[] = [
   { why: 'the identifier of a virtual device context the interface belongs to; a declared path cannot step through a many-to-many link (vdcs.identifier)', on: { 'dcim/interfaces': ['vdc_identifier'] } },
 
   { why: 'data sources and data files belong to NetBox\'s core application, outside the applications Patchbay serves (docs/extras.md)', on: { 'extras/config-templates': ['data_file_id', 'data_source_id', 'data_synced'], 'extras/export-templates': ['data_file_id', 'data_source_id', 'data_synced'] } },
-  { why: 'NetBox\'s choice filter matches a choice set holding a value; a definition has no filter into a list of pairs held in JSON', on: { 'extras/custom-field-choice-sets': ['choice'] } },
 
   // Deliberately not served: NetBox is unsafe here.
   {
