@@ -7,6 +7,7 @@ import { fkFilters, genericFilters, m2mFilters, naturalKey, refersTo, resolveTar
 import { fieldFilters, timestampFilter } from './filter-table';
 import { resolvePath, type FilterPath } from './filter-paths';
 import { availableOnFilter } from './available-on';
+import { taggedTypeFilter } from './tagged-type-filter';
 import { CONTENT_TYPE_ID_LOOKUPS, contentTypeIdFilter } from './content-type-filter';
 
 /**
@@ -364,6 +365,10 @@ function narrowedById(name: string, route: FilterPath): FilterDef {
  */
 function declared(model: ResolvedModel, name: string, spec: Filter): FilterDef {
   if (spec.lookup === 'available_on') return availableOnFilter(model, name, spec);
+  if (spec.lookup === 'tagged_type' || spec.lookup === 'tagged_type_id') {
+    if (model.def.role !== 'tag') throw new Error(`${model.label}: filter ${name}: ${spec.lookup} belongs to the model with "role": "tag"`);
+    return taggedTypeFilter(model, name, spec.lookup === 'tagged_type' ? 'label' : 'id');
+  }
   const stamp = spec.field === 'created' || spec.field === 'last_updated' ? spec.field : undefined;
   if (stamp && !model.fields.has(stamp)) return timestampBound(model, name, spec, stamp);
   const paths = Array.isArray(spec.field) ? spec.field : [spec.field ?? name];

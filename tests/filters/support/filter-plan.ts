@@ -583,7 +583,29 @@ export function valuesSet(field: string, values: unknown[]): string {
   return `values:${JSON.stringify({ field, values })}`;
 }
 
+/**
+ * tagged_type / tagged_type_id on tags: the types of the objects a tag is applied to, read from every
+ * taggable model's rows (as labels, or as the ids of the content types table).
+ */
+function classifyTaggedType(model: Model, spec: Filter): Family | string {
+  const taggable = model.allModels().filter((m) => m.fieldList.some((f) => f.kind === 'tags' && f.target === model));
+  if (!taggable.length) return `${spec.lookup}: no model takes tags`;
+  const ct = model.modelWithRole('content_type');
+  if (!ct) return `${spec.lookup} without a content_type model`;
+  const labelsOf = (r: Rep, u: Universe) => taggable.filter((m) => [...(u.get(m.label)?.values() ?? [])].some((o) => ((o.tags as Rep[] | undefined) ?? []).some((x) => x.id === r.id))).map((m) => m.label);
+  const idOf = (label: string, u: Universe) => [...u.get(ct.label)!.values()].find((c) => `${c.app_label}.${c.model}` === label)?.id;
+  return {
+    kind: `declared ${spec.lookup}`,
+    valueType: 'array',
+    lookups: EXACT_ONLY,
+    set: 'tagged',
+    reads: [...taggable.map((m) => m.label), ct.label],
+    extract: spec.lookup === 'tagged_type' ? labelsOf : (r, u) => labelsOf(r, u).map((l) => idOf(l, u)).filter((x) => x !== undefined),
+  };
+}
+
 function classifySpec(model: Model, name: string, spec: Filter): Family | string {
+  if (spec.lookup === 'tagged_type' || spec.lookup === 'tagged_type_id') return classifyTaggedType(model, spec);
   const stamp = spec.field === 'created' || spec.field === 'last_updated' ? spec.field : undefined;
   if (stamp && !model.fields.has(stamp) && (spec.lookup === 'at_least' || spec.lookup === 'at_most')) {
     // One bound of the model's own timestamp (created_after): compared as the created / last_updated filter is.

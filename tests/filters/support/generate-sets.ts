@@ -331,6 +331,17 @@ async function everyPath(f: ObjectFactory, model: Model, paths: string[]): Promi
   return parent.id as number;
 }
 
+/** Tags A, B and C: A applied to an object of one taggable type, B to one of another, C to none. */
+async function taggedSet(f: ObjectFactory, model: Model): Promise<number[]> {
+  const taggable = model.allModels().filter((m) => m.fieldList.some((x) => x.kind === 'tags' && x.target === model)).filter((m) => m.exposed && !m.def.read_only);
+  const ids: number[] = [];
+  for (const v of VARIANTS) ids.push((await f.createForFilters(model, {})).id);
+  for (const [i, m] of [taggable.find((x) => x.label === 'dcim.site') ?? taggable[0]!, taggable.find((x) => x.label === 'tenancy.tenant') ?? taggable[1]!].entries()) {
+    await f.createForFilters(m, { tags: [ids[i]] });
+  }
+  return ids;
+}
+
 /** One object per value of a field (a choice group's members, a list holding an element or not). */
 async function valuesSet(f: ObjectFactory, model: Model, spec: { field: string; values: unknown[] }): Promise<number[]> {
   const ids: number[] = [];
@@ -358,6 +369,7 @@ export async function generateSets(t: TestApp, f: ObjectFactory, model: Model, f
       const paths = fam.set.slice('unset:'.length).split(' | ');
       sets.set(fam.set, [await everyPath(f, model, paths), ...(await pathSet(f, model, paths))]);
     }
+    else if (fam.set === 'tagged') sets.set(fam.set, await taggedSet(f, model));
     else if (fam.set.startsWith('values:')) sets.set(fam.set, await valuesSet(f, model, JSON.parse(fam.set.slice('values:'.length)) as { field: string; values: unknown[] }));
     else if (fam.set.startsWith('net:')) sets.set(fam.set, await netSet(f, model, fam.set.slice('net:'.length)));
   }

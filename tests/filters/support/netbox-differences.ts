@@ -74,7 +74,6 @@ export const GAPS: Difference[] = [
   { why: 'NetBox\'s method lists the interfaces of every member of the named device\'s virtual chassis (Device.vc_interfaces); no declared path says it', on: { 'dcim/interfaces': ['virtual_chassis_member', 'virtual_chassis_member_id'] } },
   { why: 'counted when read (net_count fields), not stored; a filter compares stored values only', on: { 'ipam/prefixes': ['children', 'depth'] } },
   { why: 'Patchbay\'s device types hold no images', on: { 'dcim/device-types': ['has_front_image', 'has_rear_image'] } },
-  { why: 'the types of the objects a tag is applied to: a count across every model (tagged_items), which no declared path reaches', on: { 'extras/tags': ['content_type', 'content_type_id'] } },
 ];
 
 const STATUS_EMPTY = ['status__empty'];
