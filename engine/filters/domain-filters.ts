@@ -4,7 +4,9 @@ import { and, column, ident, or, sql, type Sql } from '../sql/fragment';
 import type { FilterDef } from './filter-table';
 import { parseAll, type ValueKind } from './filter-values';
 import { fkFilters, genericFilters, m2mFilters, naturalKey, refersTo, resolveTargets } from './relation-filters';
-import { fieldFilters, timestampFilter } from './filter-table';
+import { columnFilter, fieldFilters, timestampFilter } from './filter-table';
+import { ORDERED_LOOKUPS } from './scalar-lookups';
+import { netCountSql } from '../reads/net-count';
 import { resolvePath, type FilterPath } from './filter-paths';
 import { availableOnFilter } from './available-on';
 import { taggedTypeFilter } from './tagged-type-filter';
@@ -162,6 +164,10 @@ function onePath(model: ResolvedModel, name: string, spec: Filter, path: string)
       return throughPath(named((c) => contentTypeIdFilter(name, c, f, extra, spec.empty_matches_all === true), 'no content type filter'), route, col);
     }
     case 'field': {
+      if (f.kind === 'net_count' && !route.hops.length) {
+        // Counted when read, not stored (NetBox stores _children, _depth): the same count, made in the filter's SQL.
+        return { ...columnFilter(name, netCountSql(f, 't', 'nc'), 'integer', ORDERED_LOOKUPS, 'bigint'), field: f };
+      }
       if (!f.column) throw new Error(`${model.label}: filter ${name} needs a stored field at ${path}`);
       return throughPath(named((col) => fieldFilters(f.model, f, col).find((d) => d.name === f.name), `${path} cannot be filtered`), route, f.column);
     }

@@ -407,6 +407,12 @@ function classifyDeclared(model: Model, name: string, spec: Filter): Family | st
       );
     }
     case 'field': {
+      const own = routes[0]!;
+      if (routes.length === 1 && !own.hops.length && own.field.kind === 'net_count') {
+        // A count made when read (a prefix's children, depth), over nested networks of its own.
+        const f = own.field;
+        return { kind: 'declared field (net count)', valueType: 'ordered', order: 'number', lookups: ORDERED_LOOKUPS, set: `net:${String(f.def.of)}`, reads, extract: (r) => r[f.name] ?? null };
+      }
       // Each path's own field family reads its holders; the paths must agree on the kind of value.
       const inners = routes.map((route) => scalarFamily(route.field, set, (h) => h[route.field.name]));
       const bad = inners.find((x): x is string => typeof x === 'string');
