@@ -96,6 +96,8 @@ function isSet(model: ResolvedModel, name: string, route: FilterPath): FilterDef
   const stored = f.column;
   if (!stored) throw new Error(`${model.label}: filter ${name} needs a stored field, a relation or a reverse generic relation at ${f.name}`);
   if (f.kind === 'boolean') return flagFilter(name, route, (a) => sql`${column(a, stored)} IS TRUE`);
+  // An image field without a file holds null or '' (NetBox stores ''): neither is set.
+  if (f.kind === 'image') return flagFilter(name, route, (a) => sql`coalesce(${column(a, stored)}, '') <> ''`);
   // A JSON field may hold the JSON value null (written as null, or never written): as unset as SQL NULL.
   if (f.kind === 'json') return flagFilter(name, route, (a) => sql`(${column(a, stored)} IS NOT NULL AND jsonb_typeof(${column(a, stored)}) <> 'null')`);
   return flagFilter(name, route, (a) => sql`${column(a, stored)} IS NOT NULL`);

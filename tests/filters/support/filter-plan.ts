@@ -304,6 +304,9 @@ function isSetOn(route: Route, holder: Rep, u: Universe): boolean {
     }
     case 'boolean':
       return holder[f.name] === true;
+    case 'image':
+      // Shown as its URL, or null when there is no file.
+      return typeof holder[f.name] === 'string' && holder[f.name] !== '';
     default:
       return holder[f.name] !== null && holder[f.name] !== undefined;
   }

@@ -208,6 +208,16 @@ async function reach(f: ObjectFactory, model: Model, hops: Hop[], ends: Ending[]
  * differ from "every holder".
  */
 async function routeSet(f: ObjectFactory, model: Model, route: Route): Promise<number[]> {
+  if (route.field.kind === 'image' && !route.hops.length) {
+    // An uploaded file's name is written directly (the API takes files as multipart parts): A and B have one, C none, D ''.
+    const ids: number[] = [];
+    for (const file of ['filters/a.png', 'filters/b.png', null, '']) {
+      const made = (await f.createForFilters(model, {})).id as number;
+      await f.writeDirectly(model, made, { [route.field.name]: file });
+      ids.push(made);
+    }
+    return ids;
+  }
   if (route.reverseEnd) {
     // The rows pointing back are the holders: A and B have one, C none, E two.
     const row: Ending = { values: {} };

@@ -72,7 +72,6 @@ export const GAPS: Difference[] = [
   { why: 'NetBox filters on the traced path\'s is_active (_path); Patchbay stores the path, but its origin row is reached through a reverse generic relation, which a declared filter cannot step through (as cable_end)', on: Object.fromEntries(['dcim/interfaces', 'dcim/console-ports', 'dcim/console-server-ports', 'dcim/power-ports', 'dcim/power-outlets', 'dcim/power-feeds'].map((e) => [e, ['connected']])) },
   { why: 'NetBox matches the VID of the untagged or of a tagged VLAN; a declared path cannot step through a many-to-many link (tagged_vlans.vid)', on: { 'dcim/interfaces': ['vlan'], 'virtualization/interfaces': ['vlan'] } },
   { why: 'NetBox\'s method lists the interfaces of every member of the named device\'s virtual chassis (Device.vc_interfaces); no declared path says it', on: { 'dcim/interfaces': ['virtual_chassis_member', 'virtual_chassis_member_id'] } },
-  { why: 'Patchbay\'s device types hold no images', on: { 'dcim/device-types': ['has_front_image', 'has_rear_image'] } },
 ];
 
 const STATUS_EMPTY = ['status__empty'];
