@@ -662,7 +662,7 @@ export interface ModelDefinition {
 }
 export interface Filter {
   /**
-   * Field the filter applies to; a dotted path (site.region) follows foreign keys, children fields (a_terminations.termination) and generic relations narrowed to one type (assigned_object[dcim.interface].device). A list of paths matches when any of them does.
+   * Field the filter applies to; a dotted path (site.region) follows foreign keys, children fields (a_terminations.termination) and generic relations narrowed to one type (assigned_object[dcim.interface].device); with is_set it may end on a reverse relation by its related_name (interfaces: has interfaces). A list of paths matches when any of them does.
    */
   field?: string | [string, ...string[]];
   /**

@@ -63,8 +63,6 @@ export const GAPS: Difference[] = [
   // One declaration in schema/ each (the definition language can say them today).
   { why: 'not declared; one line each: has_oob_ip {"field": "oob_ip", "lookup": "is_set"}, has_primary_ip {"field": ["primary_ip4", "primary_ip6"], "lookup": "is_set"}', on: { 'dcim/devices': ['has_oob_ip', 'has_primary_ip'], 'virtualization/virtual-machines': ['has_primary_ip'] } },
 
-  // Declarable with a longer declaration.
-
   // What the definition language or the engine cannot say.
   { why: 'NetBox follows the contact assignments pointing at the object; a declared path cannot step from an object to the rows whose generic relation points at it', on: { '*': ['contact', 'contact_group', 'contact_role'] } },
   { why: 'the cable end is read from the object\'s cable termination row (a reverse_generic field); a declared filter reaches no field through a reverse generic relation', on: Object.fromEntries(['dcim/interfaces', 'circuits/circuit-terminations', 'dcim/console-ports', 'dcim/console-server-ports', 'dcim/power-ports', 'dcim/power-outlets', 'dcim/power-feeds', 'dcim/front-ports', 'dcim/rear-ports'].map((e) => [e, ['cable_end']])) },
