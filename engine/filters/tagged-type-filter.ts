@@ -17,8 +17,8 @@ const appliedVia = (f: LinkField): Sql => sql`${column('t', 'id')} IN (SELECT "j
 
 /**
  * NetBox's tags content_type / content_type_id: the tags applied to some object of the named types,
- * derived from every taggable model's tags field (its join table) rather than a list of types. By
- * label, a type that takes no tags is a 400; by content type id, an id of no taggable type matches nothing.
+ * derived from every taggable model's tags field (its join table) rather than a list of types. A label
+ * or content type id of no taggable type matches nothing, as in NetBox.
  */
 export function taggedTypeFilter(model: ResolvedModel, name: string, by: 'label' | 'id'): FilterDef {
   return {
@@ -28,16 +28,10 @@ export function taggedTypeFilter(model: ResolvedModel, name: string, by: 'label'
     async compile(_lookup, values, param, ctx) {
       const via = taggings(ctx.registry, model);
       if (by === 'label') {
-        const fields: LinkField[] = [];
-        for (const v of values) {
-          const f = via.get(v);
-          if (!f) {
-            ctx.errors.add(param, `Select a valid choice. ${v} is not one of the available choices.`);
-            return null;
-          }
-          fields.push(f);
-        }
-        return or(fields.map(appliedVia));
+        // Checked as any text (a NUL byte is a 400); a label of no taggable type matches nothing, as in NetBox.
+        const labels = parseAll('text', values, param, ctx) as string[] | null;
+        if (!labels) return null;
+        return or(labels.flatMap((v) => (via.has(v) ? [appliedVia(via.get(v)!)] : [])));
       }
       const ids = parseAll('integer', values, param, ctx);
       if (!ids) return null;

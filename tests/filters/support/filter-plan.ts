@@ -605,11 +605,12 @@ function classifyTaggedType(model: Model, spec: Filter): Family | string {
   const idOf = (label: string, u: Universe) => [...u.get(ct.label)!.values()].find((c) => `${c.app_label}.${c.model}` === label)?.id;
   return {
     kind: `declared ${spec.lookup}`,
-    valueType: 'array',
+    // Labels are text; content type ids are numbers, checked as the other content_type_id filters.
+    valueType: spec.lookup === 'tagged_type' ? 'array' : 'content-type',
     lookups: EXACT_ONLY,
     set: 'tagged',
     reads: [...taggable.map((m) => m.label), ct.label],
-    extract: spec.lookup === 'tagged_type' ? labelsOf : (r, u) => labelsOf(r, u).map((l) => idOf(l, u)).filter((x) => x !== undefined),
+    extract: spec.lookup === 'tagged_type' ? labelsOf : (r, u) => labelsOf(r, u).map((l) => idOf(l, u)).filter((x): x is number => typeof x === 'number'),
   };
 }
 
