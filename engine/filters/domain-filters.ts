@@ -294,6 +294,9 @@ function choiceGroupFilter(model: ResolvedModel, name: string, spec: Filter, rou
   const groups = spec.groups ?? {};
   if (!Object.keys(groups).length) throw fail('choice_group needs "groups"');
   if (spec.rest !== undefined && spec.rest in groups) throw fail(`"${spec.rest}" is both a group and the rest`);
+  // A query value is read in lower case, so a group name in upper case could never be asked for.
+  const upper = [...Object.keys(groups), spec.rest ?? ''].find((g) => g !== g.toLowerCase());
+  if (upper !== undefined) throw fail(`group names are lower case ("${upper}")`);
   const grouped = Object.values(groups).flat();
   const stray = grouped.find((v) => !f.choices.labels.has(v));
   if (stray !== undefined) throw fail(`"${stray}" is not a choice of ${path}`);
@@ -305,10 +308,12 @@ function choiceGroupFilter(model: ResolvedModel, name: string, spec: Filter, rou
     kind: 'choice',
     async compile(_lookup, values, param, ctx) {
       const parts: Sql[] = [];
-      for (const v of values) {
+      for (const raw of values) {
+        // As NetBox reads a kind: trimmed, in any case.
+        const v = raw.trim().toLowerCase();
         const members = Object.prototype.hasOwnProperty.call(groups, v) ? groups[v]! : undefined;
         if (!members && v !== spec.rest) {
-          ctx.errors.add(param, `Select a valid choice. ${v} is not one of the available choices.`);
+          ctx.errors.add(param, `Select a valid choice. ${raw} is not one of the available choices.`);
           return null;
         }
         parts.push(route.wrap((a) => route.guarded(a, col, (c) => (members ? sql`${c} = ANY(${members}::text[])` : sql`(${c} IS NOT NULL AND NOT (${c} = ANY(${grouped}::text[])))`))));
