@@ -48,6 +48,8 @@ export interface Config {
   imageMaxSize: number;
   /** Refuse unknown names in write bodies (400) instead of ignoring them as NetBox does. */
   rejectUnknownFields: boolean;
+  /** A list query parameter that names no filter is a 400 naming it, instead of being ignored as NetBox ignores it. */
+  strictFiltering: boolean;
   /**
    * Whether a plain single create or change is written as one statement (engine/writes/one-statement-writes.ts);
    * false: every write is transactional. The two give the same rows, change log and events (tests prove it).
@@ -146,6 +148,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustedProxies: list(env.TRUSTED_PROXIES),
     workers: int(env, 'PATCHBAY_WORKERS', 0),
     rejectUnknownFields: bool(env, 'PATCHBAY_REJECT_UNKNOWN_FIELDS', false),
+    strictFiltering: bool(env, 'STRICT_FILTERING', false),
     oneStatementWrites: bool(env, 'PATCHBAY_ONE_STATEMENT_WRITES', true),
     bulkMaxObjects: int(env, 'PATCHBAY_BULK_MAX_OBJECTS', 10_000),
     templateTimeoutMs: seconds(env, 'PATCHBAY_TEMPLATE_TIMEOUT', 5),

@@ -109,6 +109,9 @@ function checkComplete(field: FieldDraft): void {
   if (missing.length) throw new Error(`${field.model.label}.${field.name}: resolved without ${missing.join(', ')}`);
 }
 
+/** Filter options that belong to one lookup each. */
+const FILTER_OPTION_LOOKUP = [['element', 'holds'], ['groups', 'choice_group'], ['rest', 'choice_group'], ['shared', 'usable_by_caller'], ['enabled', 'usable_by_caller']] as const;
+
 function makeChoiceSet(name: string, entries: Array<[string | number, string]>): ChoiceSet {
   const list = entries.map(([value, label]) => ({ value, label }));
   return {
@@ -458,6 +461,10 @@ function resolveModelLists(model: ResolvedModel, file: string, registry: Registr
   for (const [name, spec] of Object.entries(def.filters ?? {})) {
     if (spec.lookup === 'content_type_id' && !registry.roles.has('content_type')) faults.add(file, `/filters/${name}/lookup`, 'content_type_id needs a model with "role": "content_type" (the ids it filters by)');
     if (spec.empty_matches_all !== undefined && spec.lookup !== 'content_type_id') faults.add(file, `/filters/${name}/empty_matches_all`, 'empty_matches_all is for content_type_id filters');
+    // The options of one lookup, given to another, would be ignored without a word.
+    for (const [word, lookup] of FILTER_OPTION_LOOKUP) {
+      if (spec[word] !== undefined && spec.lookup !== lookup) faults.add(file, `/filters/${name}/${word}`, `${word} is for ${lookup} filters`);
+    }
   }
   for (const field of model.fieldList) {
     for (const word of ['height_field', 'width_field'] as const) {

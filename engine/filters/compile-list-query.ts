@@ -1,7 +1,7 @@
 import type { OrderTerm, Registry, ResolvedModel } from '../definitions/registry-types';
 import type { Sql } from '../sql/fragment';
 import { customFieldConditions, parseCustomFieldParam, type CustomFieldParam } from './custom-field-filters';
-import { FilterErrors } from './filter-errors';
+import { FilterErrors, unknownFilterMessage } from './filter-errors';
 import type { ExistenceCheck, FilterContext } from './filter-context';
 import type { Rows } from '../reads/reader-access';
 import { filterTable } from './filter-table';
@@ -25,19 +25,19 @@ const MAX_VALUES = 1000;
 /**
  * Query string -> WHERE conditions and ORDER BY terms, all looked up in the model's filter table:
  * different parameters AND, repeated values OR (tags AND). Unknown parameters are ignored, as NetBox
- * does; a known filter with a bad value is a 400 naming the parameter.
+ * does (a 400 under STRICT_FILTERING); a known filter with a bad value is a 400 naming the parameter.
  */
 export async function compileListQuery(
   db: Db,
   registry: Registry,
   model: ResolvedModel,
   query: URLSearchParams,
-  caller: { userId: number | null; reveal?: Rows } = { userId: null },
+  caller: { userId: number | null; reveal?: Rows; strict?: boolean } = { userId: null },
 ): Promise<ListPlan> {
   const errors = new FilterErrors();
   const checks: ExistenceCheck[] = [];
   // Without a word from the caller, a filter on a shown_with field matches nothing (it would tell the value).
-  const ctx: FilterContext = { db, registry, errors, checks, reveal: caller.reveal ?? false };
+  const ctx: FilterContext = { db, registry, errors, checks, reveal: caller.reveal ?? false, userId: caller.userId, strict: caller.strict === true };
   const table = filterTable(model);
   const conditions: Sql[] = [];
   const customs: CustomFieldParam[] = [];
@@ -64,6 +64,7 @@ export async function compileListQuery(
     if (param.startsWith('cf_')) {
       const cf = parseCustomFieldParam(param, values);
       if (cf) customs.push(cf);
+      else if (ctx.strict) errors.add(param, unknownFilterMessage(param));
       continue;
     }
     let def = table.get(param);
@@ -75,7 +76,11 @@ export async function compileListQuery(
         lookup = param.slice(cut + 2);
       }
     }
-    if (!def || !def.lookups.includes(lookup)) continue;
+    if (!def || !def.lookups.includes(lookup)) {
+      // NetBox ignores what it does not know; STRICT_FILTERING turns a mistyped filter into an answer.
+      if (ctx.strict) errors.add(param, unknownFilterMessage(param));
+      continue;
+    }
     const c = await def.compile(lookup, values, param, ctx);
     if (c) conditions.push(c);
   }

@@ -1,6 +1,7 @@
 import type { ResolvedModel } from '../definitions/registry-types';
 import { column, ident, or, sql, type Sql } from '../sql/fragment';
 import { runRows } from '../database/run';
+import { unknownFilterMessage } from './filter-errors';
 import type { FilterContext } from './filter-context';
 import { parseAll, type ValueKind } from './filter-values';
 import { emptyCondition, ORDERED_LOOKUPS, scalarCondition, STRING_LOOKUPS, type Cast } from './scalar-lookups';
@@ -42,15 +43,23 @@ async function definitions(ctx: FilterContext, model: ResolvedModel, names: stri
  */
 export async function customFieldConditions(ctx: FilterContext, model: ResolvedModel, params: CustomFieldParam[]): Promise<Sql[]> {
   const store = model.fieldList.find((f) => f.kind === 'custom_fields');
-  if (!store?.column || !params.length) return [];
+  if (!store?.column || !params.length) {
+    if (ctx.strict) for (const p of params) ctx.errors.add(p.param, unknownFilterMessage(p.param));
+    return [];
+  }
   const defs = await definitions(ctx, model, [...new Set(params.map((p) => p.name))]);
   const doc = column('t', store.column);
   const out: Sql[] = [];
   for (const p of params) {
     const def = defs.get(p.name);
-    if (!def || def.filter_logic === 'disabled') continue;
+    if (!def || def.filter_logic === 'disabled') {
+      if (ctx.strict) ctx.errors.add(p.param, unknownFilterMessage(p.param));
+      continue;
+    }
     const c = compileOne(def, p, doc, ctx);
     if (c) out.push(c);
+    // No condition and no error: a lookup this field's type does not take (cf_capacity__ic).
+    else if (ctx.strict && !ctx.errors.has(p.param)) ctx.errors.add(p.param, unknownFilterMessage(p.param));
   }
   return out;
 }

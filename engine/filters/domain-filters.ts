@@ -4,9 +4,12 @@ import { and, column, ident, or, sql, type Sql } from '../sql/fragment';
 import type { FilterDef } from './filter-table';
 import { parseAll, type ValueKind } from './filter-values';
 import { fkFilters, genericFilters, m2mFilters, naturalKey, refersTo, resolveTargets } from './relation-filters';
-import { fieldFilters } from './filter-table';
+import { columnFilter, fieldFilters, timestampFilter } from './filter-table';
+import { ORDERED_LOOKUPS } from './scalar-lookups';
+import { netCountSql } from '../reads/net-count';
 import { resolvePath, type FilterPath } from './filter-paths';
 import { availableOnFilter } from './available-on';
+import { taggedTypeFilter } from './tagged-type-filter';
 import { CONTENT_TYPE_ID_LOOKUPS, contentTypeIdFilter } from './content-type-filter';
 import { betweenFilter, netWithinObjectFilter } from './comparison-filters';
 
@@ -94,6 +97,10 @@ function isSet(model: ResolvedModel, name: string, route: FilterPath): FilterDef
   const stored = f.column;
   if (!stored) throw new Error(`${model.label}: filter ${name} needs a stored field, a relation or a reverse generic relation at ${f.name}`);
   if (f.kind === 'boolean') return flagFilter(name, route, (a) => sql`${column(a, stored)} IS TRUE`);
+  // An image field without a file holds null or '' (NetBox stores ''): neither is set.
+  if (f.kind === 'image') return flagFilter(name, route, (a) => sql`coalesce(${column(a, stored)}, '') <> ''`);
+  // A JSON field may hold the JSON value null (written as null, or never written): as unset as SQL NULL.
+  if (f.kind === 'json') return flagFilter(name, route, (a) => sql`(${column(a, stored)} IS NOT NULL AND jsonb_typeof(${column(a, stored)}) <> 'null')`);
   return flagFilter(name, route, (a) => sql`${column(a, stored)} IS NOT NULL`);
 }
 
@@ -106,6 +113,7 @@ function onePath(model: ResolvedModel, name: string, spec: Filter, path: string)
     throw new Error(`${model.label}: filter ${name}: ${(e as Error).message}`);
   }
   const f = route.field;
+  if (route.reverseEnd && spec.lookup !== 'is_set') throw new Error(`${model.label}: filter ${name}: ${path} ends on a reverse relation, which only is_set (some row points here) can test`);
   if (f.def.secret && spec.lookup !== 'field') throw new Error(`${model.label}: filter ${name}: ${path} is secret: only its own exact-match filter may reach it`);
   // Its filter matches by the caller's action on the list's own rows: a path to another model's would not know which.
   if (f.def.shown_with) throw new Error(`${model.label}: filter ${name}: ${path} is shown only with ${f.def.shown_with}: only its own filter may reach it`);
@@ -147,7 +155,8 @@ function onePath(model: ResolvedModel, name: string, spec: Filter, path: string)
       // The path gives the column: the type's for the type filter, the id's for the id filter.
       return spec.lookup === 'generic_type'
         ? throughPath(named((col) => genericFilters(f, { type: col, id: col })[0], 'no type filter'), route, f.typeColumn)
-        : throughPath(named((col) => genericFilters(f, { type: col, id: col })[1], 'no id filter'), route, f.idColumn);
+        // Through a path, the id is matched as a relation is (exact, n), as NetBox's termination_a_id.
+        : throughPath(named((col) => ({ ...genericFilters(f, { type: col, id: col })[1]!, lookups: ['exact', 'n'] }), 'no id filter'), route, f.idColumn);
     }
     case 'content_type_id': {
       // A type label list or value (names_type), or a generic relation's type: the content types it names, by id.
@@ -158,6 +167,10 @@ function onePath(model: ResolvedModel, name: string, spec: Filter, path: string)
       return throughPath(named((c) => contentTypeIdFilter(name, c, f, extra, spec.empty_matches_all === true), 'no content type filter'), route, col);
     }
     case 'field': {
+      if (f.kind === 'net_count' && !route.hops.length) {
+        // Counted when read, not stored (NetBox stores _children, _depth): the same count, made in the filter's SQL.
+        return { ...columnFilter(name, netCountSql(f, 't', 'nc'), 'integer', ORDERED_LOOKUPS, 'bigint'), field: f };
+      }
       if (!f.column) throw new Error(`${model.label}: filter ${name} needs a stored field at ${path}`);
       const made = throughPath(named((col) => fieldFilters(f.model, f, col).find((d) => d.name === f.name), `${path} cannot be filtered`), route, f.column);
       if (!spec.lookups) return made;
@@ -189,6 +202,35 @@ function onePath(model: ResolvedModel, name: string, spec: Filter, path: string)
     }
     case 'net_within_object':
       return netWithinObjectFilter(model, name, spec, route);
+    case 'holds': {
+      // NetBox's can_view: whether a list of text (or choice values) holds one element.
+      const element = spec.element;
+      if (element === undefined) throw new Error(`${model.label}: filter ${name}: holds needs "element"`);
+      if (!f.column || !f.array || !(f.kind === 'choice' || f.kind === 'string')) throw new Error(`${model.label}: filter ${name}: holds needs a list of text or choices at ${path}`);
+      if (f.kind === 'choice' && !f.choices.labels.has(element)) throw new Error(`${model.label}: filter ${name}: "${element}" is not a choice of ${path}`);
+      const col = f.column;
+      return flagFilter(name, route, (a) => route.guarded(a, col, (c) => sql`${element}::text = ANY(${c})`));
+    }
+    case 'choice_group':
+      return choiceGroupFilter(model, name, spec, route, path);
+    case 'json_text': {
+      // NetBox's choice on choice sets: some string inside the JSON value (a pair's value or label) is one of the values.
+      if (f.kind !== 'json' || !f.column) throw new Error(`${model.label}: filter ${name}: json_text needs a json field at ${path}`);
+      const col = f.column;
+      return {
+        name,
+        lookups: ['exact'],
+        field: f,
+        kind: 'string',
+        async compile(_lookup, values, param, ctx) {
+          const texts = parseAll('text', values, param, ctx);
+          if (!texts) return null;
+          return route.wrap((a) => route.guarded(a, col, (c) => sql`EXISTS (SELECT 1 FROM jsonb_path_query(${c}, 'strict $.**') AS "e"("v") WHERE jsonb_typeof("e"."v") = 'string' AND ("e"."v" #>> '{}') = ANY(${texts}::text[]))`));
+        },
+      };
+    }
+    case 'usable_by_caller':
+      return usableByCallerFilter(model, name, spec, route, path);
     case 'net_mask_length': {
       if (!f.column) throw new Error(`${model.label}: filter ${name} needs a stored field at ${path}`);
       const col = f.column;
@@ -224,6 +266,79 @@ function onePath(model: ResolvedModel, name: string, spec: Filter, path: string)
       };
     }
   }
+}
+
+/**
+ * NetBox's saved filters' usable: true for the rows the caller may use (enabled, and shared or their
+ * own), false for the others. Anonymous callers own nothing. The caller comes from the filter context.
+ */
+function usableByCallerFilter(model: ResolvedModel, name: string, spec: Filter, route: FilterPath, path: string): FilterDef {
+  const f = route.field;
+  const fail = (why: string) => new Error(`${model.label}: filter ${name}: ${why}`);
+  if (f.kind !== 'fk' || route.hops.length || f.target.def.role !== 'user') throw fail(`usable_by_caller needs a foreign key of the model to the user role at ${path}`);
+  const flag = (which: 'shared' | 'enabled') => {
+    const field = spec[which] === undefined ? undefined : model.fields.get(spec[which]);
+    if (spec[which] !== undefined && (field?.kind !== 'boolean' || !field.column)) throw fail(`"${which}" must name a boolean field of the model`);
+    return field?.column;
+  };
+  const shared = flag('shared');
+  const enabled = flag('enabled');
+  const owner = f.column;
+  return {
+    name,
+    lookups: ['exact'],
+    field: f,
+    kind: 'boolean',
+    async compile(_lookup, values, param, ctx) {
+      const flags = parseAll('boolean', values, param, ctx);
+      if (!flags) return null;
+      const own = ctx.userId === null ? sql`FALSE` : sql`COALESCE(${column('t', owner)} = ${ctx.userId}::bigint, FALSE)`;
+      const reach = shared ? sql`(${column('t', shared)} IS TRUE OR ${own})` : own;
+      const usable = enabled ? sql`(${column('t', enabled)} IS TRUE AND ${reach})` : reach;
+      return flags[0] ? usable : sql`NOT ${usable}`;
+    },
+  };
+}
+
+/**
+ * A choice field's value by the group it belongs to (NetBox's interface kind: physical, virtual,
+ * wireless): `groups` names the values of each group, `rest` the group of every other value. A name that
+ * is no group is a 400, as an unknown choice; a row without a value is in no group.
+ */
+function choiceGroupFilter(model: ResolvedModel, name: string, spec: Filter, route: FilterPath, path: string): FilterDef {
+  const f = route.field;
+  const fail = (why: string) => new Error(`${model.label}: filter ${name}: ${why}`);
+  if (f.kind !== 'choice' || f.array || !f.column || f.choices.numeric) throw fail(`choice_group needs a single choice field of text values at ${path}`);
+  const groups = spec.groups ?? {};
+  if (!Object.keys(groups).length) throw fail('choice_group needs "groups"');
+  if (spec.rest !== undefined && spec.rest in groups) throw fail(`"${spec.rest}" is both a group and the rest`);
+  // A query value is read in lower case, so a group name in upper case could never be asked for.
+  const upper = [...Object.keys(groups), spec.rest ?? ''].find((g) => g !== g.toLowerCase());
+  if (upper !== undefined) throw fail(`group names are lower case ("${upper}")`);
+  const grouped = Object.values(groups).flat();
+  const stray = grouped.find((v) => !f.choices.labels.has(v));
+  if (stray !== undefined) throw fail(`"${stray}" is not a choice of ${path}`);
+  const col = f.column;
+  return {
+    name,
+    lookups: ['exact'],
+    field: f,
+    kind: 'choice',
+    async compile(_lookup, values, param, ctx) {
+      const parts: Sql[] = [];
+      for (const raw of values) {
+        // As NetBox reads a kind: trimmed, in any case.
+        const v = raw.trim().toLowerCase();
+        const members = Object.prototype.hasOwnProperty.call(groups, v) ? groups[v]! : undefined;
+        if (!members && v !== spec.rest) {
+          ctx.errors.add(param, `Select a valid choice. ${raw} is not one of the available choices.`);
+          return null;
+        }
+        parts.push(route.wrap((a) => route.guarded(a, col, (c) => (members ? sql`${c} = ANY(${members}::text[])` : sql`(${c} IS NOT NULL AND NOT (${c} = ANY(${grouped}::text[])))`))));
+      }
+      return or(parts);
+    },
+  };
 }
 
 /**
@@ -308,9 +423,16 @@ const NUMERIC_KINDS: ReadonlySet<string> = new Set(['integer', 'positive_integer
  */
 function declared(model: ResolvedModel, name: string, spec: Filter): FilterDef {
   if (spec.lookup === 'available_on') return availableOnFilter(model, name, spec);
+  if (spec.lookup === 'tagged_type' || spec.lookup === 'tagged_type_id') {
+    if (model.def.role !== 'tag') throw new Error(`${model.label}: filter ${name}: ${spec.lookup} belongs to the model with "role": "tag"`);
+    return taggedTypeFilter(model, name, spec.lookup === 'tagged_type' ? 'label' : 'id');
+  }
+  const stamp = spec.field === 'created' || spec.field === 'last_updated' ? spec.field : undefined;
+  if (stamp && !model.fields.has(stamp)) return timestampBound(model, name, spec, stamp);
   const paths = Array.isArray(spec.field) ? spec.field : [spec.field ?? name];
   const stray = Object.keys(spec.when ?? {}).find((p) => !paths.includes(p));
   if (stray) throw new Error(`${model.label}: filter ${name}: when names ${stray}, which is not one of its paths`);
+  if (spec.lookup === 'is_unset') return someUnset(name, paths.map((p) => onePath(model, name, { ...spec, lookup: 'is_set' }, p)));
   const defs = paths.map((p) => withWhen(model, name, spec, p, onePath(model, name, spec, p)));
   if (defs.length === 1) return defs[0]!;
   const kinds = new Set(defs.map((d) => d.kind));
@@ -341,6 +463,34 @@ function declared(model: ResolvedModel, name: string, spec: Filter): FilterDef {
         parts.push(c);
       }
       return POSITIVE_OF[lookup] ? and(parts) : or(parts);
+    },
+  };
+}
+
+/** NetBox's created_after / created_before: one bound of the model's own timestamp, which is no field a path reaches. */
+function timestampBound(model: ResolvedModel, name: string, spec: Filter, stamp: 'created' | 'last_updated'): FilterDef {
+  const own = timestampFilter(model, stamp);
+  if (!own) throw new Error(`${model.label}: filter ${name}: the model keeps no ${stamp} timestamp`);
+  if (spec.lookup !== 'at_least' && spec.lookup !== 'at_most') throw new Error(`${model.label}: filter ${name}: ${stamp} takes at_least or at_most only`);
+  const bound = spec.lookup === 'at_least' ? 'gte' : 'lte';
+  return { ...own, name, lookups: ['exact'], compile: (_lookup, values, param, ctx) => own.compile(bound, values, param, ctx) };
+}
+
+/**
+ * is_unset over paths: true when some path is unset, false when every one is set (a cable's
+ * unterminated: an end without a termination). Each path's is_set gives its flag.
+ */
+function someUnset(name: string, defs: FilterDef[]): FilterDef {
+  return {
+    ...defs[0]!,
+    name,
+    async compile(lookup, values, param, ctx) {
+      const flags = parseAll('boolean', values, param, ctx);
+      if (!flags) return null;
+      const parts: Sql[] = [];
+      for (const d of defs) parts.push((await d.compile(lookup, ['true'], param, ctx))!);
+      const every = and(parts);
+      return flags[0] ? sql`NOT (${every})` : every;
     },
   };
 }

@@ -13,6 +13,10 @@ export interface FilterContext {
   checks: ExistenceCheck[];
   /** The rows whose shown_with fields the caller may see: a filter on such a field matches no others. */
   reveal: Rows;
+  /** The calling user (null: anonymous), for filters whose answer depends on who asks (saved filters' usable). */
+  userId: number | null;
+  /** STRICT_FILTERING: a parameter that names no filter (an unknown cf_ name included) is a 400 rather than ignored. */
+  strict: boolean;
 }
 
 /**

@@ -37,6 +37,11 @@ export interface FilterPath {
   narrowed?: Extract<Hop, { kind: 'generic' }>;
   /** The path ends on a many-to-many field followed back: its final hop reaches the linking objects themselves (field is that m2m). */
   linkedBack: boolean;
+  /**
+   * The last step names a reverse relation (devices' interfaces): the holders are the rows pointing back,
+   * and `field` is their foreign key; only is_set ("some row points here") has a meaning on it.
+   */
+  reverseEnd: boolean;
   /** A children hop on the way: several rows per object, so the path has no single value. */
   multiValued: boolean;
   /** The alias `wrap` gives the holder of the final field ("t" when the path has no hops). */
@@ -115,6 +120,7 @@ export function resolvePath(model: ResolvedModel, path: string): FilterPath {
   let narrowed: Extract<Hop, { kind: 'generic' }> | undefined;
   let field: ResolvedField | undefined;
   let linkedBack = false;
+  let reverseEnd = false;
   parts.forEach((part, i) => {
     const m = /^([a-z_][a-z0-9_]*)(?:\[([a-z0-9_]+\.[a-z0-9_]+)\])?(?:\(([^()]+)\))?$/.exec(part);
     if (!m) throw new Error(`bad path step "${part}" in ${path}`);
@@ -129,10 +135,15 @@ export function resolvePath(model: ResolvedModel, path: string): FilterPath {
       return;
     }
     if (m[3]) throw new Error(`a condition (${m[3]}) may follow only a generic relation of another model followed back by its related_name (path ${path})`);
-    const back = field || isLast || m[2] ? undefined : current.reverse.find((f) => f.def.related_name === m[1]);
+    const back = field || m[2] ? undefined : current.reverse.find((f) => f.def.related_name === m[1]);
     if (back) {
       hops.push({ kind: 'rows', via: back, where: {}, target: back.model });
       current = back.model;
+      if (isLast) {
+        // The rows themselves: their key back to this row is set exactly when such a row exists.
+        field = back;
+        reverseEnd = true;
+      }
       return;
     }
     // A many-to-many field of another model, followed back by its related_name; as the last step, the
@@ -167,6 +178,7 @@ export function resolvePath(model: ResolvedModel, path: string): FilterPath {
     field: final,
     narrowed,
     linkedBack,
+    reverseEnd,
     multiValued,
     holder: hops.length ? `p${hops.length}` : 't',
     guarded(alias, name, cond) {

@@ -87,7 +87,7 @@ export function fieldFilters(model: ResolvedModel, field: ResolvedField, at?: Sq
     return [field.def.shown_with ? revealedOnly(exact) : exact];
   }
   if (field.array) {
-    if (TEXT_KINDS.has(field.kind)) return [arrayContainsFilter(field.name, col, field, 'string')];
+    if (TEXT_KINDS.has(field.kind)) return [field.namesType ? labelListFilter(field.name, col, field) : arrayContainsFilter(field.name, col, field, 'string')];
     return NUMBER_KINDS[field.kind] === 'integer' ? [arrayContainsFilter(field.name, col, field, 'integer')] : [];
   }
   if (field.kind === 'choice') return [choiceFilter(field.name, col, field, field.choices)];
@@ -144,6 +144,28 @@ function arrayContainsFilter(name: string, col: Sql, field: ResolvedField, kind:
   };
 }
 
+/**
+ * A list of type labels (content_types): membership (exact, n) as any list, and the text lookups, as
+ * NetBox's ContentTypeFilter accepts them: `ic` (and isw, iew, ie) matches when some label matches, the
+ * negated ones (nic...) when none does.
+ */
+function labelListFilter(name: string, col: Sql, field: ResolvedField): FilterDef {
+  const member = arrayContainsFilter(name, col, field, 'string');
+  const text = ['ic', 'nic', 'isw', 'nisw', 'iew', 'niew', 'ie', 'nie'];
+  return {
+    ...member,
+    lookups: [...member.lookups, ...text],
+    async compile(lookup, values, param, ctx) {
+      if (!text.includes(lookup)) return member.compile(lookup, values, param, ctx);
+      const parsed = parseAll('text', values, param, ctx);
+      if (!parsed) return null;
+      const positive = lookup.startsWith('n') ? lookup.slice(1) : lookup;
+      const some = sql`EXISTS (SELECT 1 FROM unnest(${col}) AS "label"("v") WHERE ${scalarCondition(sql`"label"."v"`, positive, parsed)})`;
+      return positive === lookup ? some : sql`NOT ${some}`;
+    },
+  };
+}
+
 /** A filter on a shown_with field matches only rows whose value the caller may see: of the others it tells nothing. */
 function revealedOnly(def: FilterDef): FilterDef {
   return {
@@ -156,6 +178,16 @@ function revealedOnly(def: FilterDef): FilterDef {
   };
 }
 
+/** The filter of a model's created or last_updated timestamp, when it keeps that timestamp. */
+export function timestampFilter(model: ResolvedModel, stamp: 'created' | 'last_updated'): FilterDef | undefined {
+  if (stamp === 'last_updated') return model.lastUpdated ? columnFilter('last_updated', column('t', 'last_updated'), 'datetime', ORDERED_LOOKUPS, 'timestamptz') : undefined;
+  if (model.timestamps === false) return undefined;
+  // A date-form created compares by its UTC date, as the API shows it.
+  return model.timestamps === 'date'
+    ? columnFilter('created', sql`("t"."created" AT TIME ZONE 'UTC')::date`, 'date', ORDERED_LOOKUPS, 'date')
+    : columnFilter('created', column('t', 'created'), 'datetime', ORDERED_LOOKUPS, 'timestamptz');
+}
+
 const tables = new WeakMap<ResolvedModel, FilterTable>();
 
 /** Every filter a model's list accepts, derived from its fields (one rule per kind) plus its declared domain filters. */
@@ -165,13 +197,10 @@ export function filterTable(model: ResolvedModel): FilterTable {
   table = new Map();
   const add = (f: FilterDef) => table!.set(f.name, f);
   add(columnFilter('id', column('t', 'id'), 'integer', ORDERED_LOOKUPS, 'bigint'));
-  if (model.timestamps !== false) {
-    // A date-form created compares by its UTC date, as the API shows it.
-    add(model.timestamps === 'date'
-      ? columnFilter('created', sql`("t"."created" AT TIME ZONE 'UTC')::date`, 'date', ORDERED_LOOKUPS, 'date')
-      : columnFilter('created', column('t', 'created'), 'datetime', ORDERED_LOOKUPS, 'timestamptz'));
+  for (const stamp of ['created', 'last_updated'] as const) {
+    const f = timestampFilter(model, stamp);
+    if (f) add(f);
   }
-  if (model.lastUpdated) add(columnFilter('last_updated', column('t', 'last_updated'), 'datetime', ORDERED_LOOKUPS, 'timestamptz'));
   for (const field of model.fieldList) for (const f of fieldFilters(model, field)) add(f);
   for (const f of domainFilters(model)) add(f);
   for (const f of targetFilters(model)) {

@@ -3,7 +3,7 @@ import { column, ident, or, sql, type Sql } from '../sql/fragment';
 import type { ExistenceCheck, FilterContext } from './filter-context';
 import type { FilterDef } from './filter-table';
 import { parseAll } from './filter-values';
-import { notMatching } from './scalar-lookups';
+import { emptyCondition, notMatching, ORDERED_LOOKUPS, scalarCondition } from './scalar-lookups';
 import { treeWalk } from '../reads/tree-walk';
 import { naturalKey } from '../definitions/natural-key';
 
@@ -197,13 +197,19 @@ export function genericFilters(field: GenericField, at?: { type: Sql; id: Sql })
       },
     },
     {
+      // A plain number as NetBox filters it: every numeric lookup (object_id__gt=10, object_id__empty=true).
       name: field.idColumn,
-      lookups: ['exact', 'n'],
+      lookups: ORDERED_LOOKUPS,
       field,
       kind: 'integer',
       async compile(lookup, values, param, ctx) {
+        if (lookup === 'empty') {
+          const flags = parseAll('boolean', values, param, ctx);
+          return flags ? emptyCondition(idCol, flags[0] === true, false) : null;
+        }
         const ids = parseAll('integer', values, param, ctx);
         if (!ids) return null;
+        if (lookup !== 'exact' && lookup !== 'n') return scalarCondition(idCol, lookup, ids, 'bigint');
         const c = sql`${idCol} = ANY(${ids})`;
         return lookup === 'n' ? notMatching(c, idCol) : c;
       },

@@ -25,7 +25,7 @@ export async function exportList(ctx: CallContext, res: Response, model: Resolve
   const [template] = await runRows<{ code: string; mime: string; extension: string; attachment: boolean }>(ctx.knex, sql`SELECT "template_code" AS "code", "mime_type" AS "mime", "file_extension" AS "extension", "as_attachment" AS "attachment"
       FROM ${ident(role.table)} WHERE "name" = ${name}::text AND ${model.label}::text = ANY("content_types") ORDER BY "id" LIMIT 1`);
   if (!template) throw notFound();
-  const plan = await compileListQuery(ctx.knex, ctx.registry, model, ctx.query, { userId: ctx.principal?.userId ?? null });
+  const plan = await compileListQuery(ctx.knex, ctx.registry, model, ctx.query, { userId: ctx.principal?.userId ?? null, strict: ctx.config.strictFiltering });
   const max = ctx.config.exportMaxObjects;
   const statement = listStatement(ctx.registry, {
     model,

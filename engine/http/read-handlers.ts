@@ -30,7 +30,7 @@ export async function listObjects(ctx: CallContext, model: ResolvedModel, fullUr
   const page = pageOf(ctx.config, ctx.query);
   const form = formOf(ctx.query);
   const json = await jsonOptions(ctx, { model, form });
-  const plan = await compileListQuery(ctx.knex, ctx.registry, model, ctx.query, { userId: ctx.principal?.userId ?? null, reveal: json.access.reveal(model) });
+  const plan = await compileListQuery(ctx.knex, ctx.registry, model, ctx.query, { userId: ctx.principal?.userId ?? null, reveal: json.access.reveal(model), strict: ctx.config.strictFiltering });
   const conditions = [...scope, ...plan.conditions];
   const checks = plan.checks.map((c) => c.firstMissing);
   const statement = listStatement(ctx.registry, {

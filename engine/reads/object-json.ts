@@ -1,4 +1,5 @@
 import { hasColumn, type ChildrenField, type ChoiceSet, type ComputedField, type CountField, type GenericField, type LinkField, type NetCountField, type RelatedField, type Registry, type ResolvedField, type ResolvedModel, type ReverseField } from '../definitions/registry-types';
+import { netCountSql } from './net-count';
 import { and, column, ident, join, sql, SqlParam, type Sql } from '../sql/fragment';
 import { configContextJson } from '../domain/config-context/config-context-json';
 import { COMPUTED_SQL, DISPLAY_SQL } from './named-sql';
@@ -400,13 +401,7 @@ export class JsonCompiler {
 
   /** Networks of the same model inside this one's network (children) or around it (depth), among rows sharing the `same` fields. */
   private netCount(f: NetCountField, alias: string): Sql {
-    const { net, same, direction } = f.netCount;
-    const o = this.alias();
-    const mine = column(alias, net.column);
-    const theirs = column(o, net.column);
-    const conditions = [direction === 'children' ? sql`${theirs} << ${mine}` : sql`${theirs} >> ${mine}`];
-    for (const s of same) if (s.column) conditions.push(sql`${column(o, s.column)} IS NOT DISTINCT FROM ${column(alias, s.column)}`);
-    return sql`(SELECT count(*)::int FROM ${ident(f.model.table)} AS ${ident(o)} WHERE ${and(conditions)})`;
+    return netCountSql(f, alias, this.alias());
   }
 
   /** Fixed column values (a definition's `where`), as conditions on the alias. */

@@ -172,6 +172,21 @@ test('references are collected, not thrown one at a time: filters, search, order
   ]);
 });
 
+test('filter words are checked: an option of another lookup, a value that is no choice, a holds on no list', () => {
+  const dir = spoiled({
+    'dcim/interface.json': (d) => {
+      d.filters.kind.groups.virtual.push('no-such-type');
+      d.filters.cabled.element = 'view';
+    },
+    'users/permission.json': (d) => (d.filters.can_view.field = 'name'),
+  });
+  expect(faultLines(dir)).toEqual([
+    line(dir, 'dcim/interface.json', '/filters/cabled/element', 'element is for holds filters'),
+    line(dir, 'dcim/interface.json', '/filters/kind', '"no-such-type" is not a choice of type'),
+    line(dir, 'users/permission.json', '/filters/can_view', 'holds needs a list of text or choices at name'),
+  ]);
+});
+
 test('files that cannot be read as definitions are all told, before any reference is followed', () => {
   const dir = spoiled({
     'ipam/vlan.json': (d) => {

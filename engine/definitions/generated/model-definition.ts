@@ -676,11 +676,11 @@ export interface ModelDefinition {
 }
 export interface Filter {
   /**
-   * Field the filter applies to (`id` as the last step: the id of the object reached); a dotted path (site.region) follows foreign keys, children fields (a_terminations.termination) and generic relations narrowed to one type (assigned_object[dcim.interface].device). A list of paths matches when any of them does.
+   * Field the filter applies to (`id` as the last step: the id of the object reached); a dotted path (site.region) follows foreign keys, children fields (a_terminations.termination) and generic relations narrowed to one type (assigned_object[dcim.interface].device).; with is_set it may end on a reverse relation by its related_name (interfaces: has interfaces). A list of paths matches when any of them does.
    */
   field?: string | [string, ...string[]];
   /**
-   * Named lookup of the engine: net_contained, net_contained_or_equal, net_contains_or_equals, net_host_contained, net_mask_length (for inet/cidr fields); fk_id, fk_key (a foreign key reached through the path, by id or natural key); field (the filter of the field at the path, with all its lookups); generic_type, generic_id (a generic relation at the path, by content type or by object id); is_set (true/false: the field or relation is set, a boolean is true, a reverse_generic relation has a row); available_on (rows available on the object of model `of` the value names, by `match` and `unscoped`); at_least, at_most (an ordered field at the path, one bound under the filter's own name: NetBox's time_after / time_before); between (the value lies between the field and `upper` on the same row); net_within_object (the value names objects of `of` by id; the row matches when an address or network at the path lies in one of their networks, the `same` fields equal); content_type_id (a field naming types, or a generic relation's type, by the ids of the content types table: NetBox's content_type_id; `lookups` may add lt, lte, gt, gte, empty).
+   * Named lookup of the engine: net_contained, net_contained_or_equal, net_contains_or_equals, net_host_contained, net_mask_length (for inet/cidr fields); fk_id, fk_key (a foreign key reached through the path, by id or natural key); field (the filter of the field at the path, with all its lookups); generic_type, generic_id (a generic relation at the path, by content type or by object id); is_set (true/false: the field or relation is set, a boolean is true, a reverse_generic relation has a row); available_on (rows available on the object of model `of` the value names, by `match` and `unscoped`); at_least, at_most (an ordered field at the path, one bound under the filter's own name: NetBox's time_after / time_before); between (the value lies between the field and `upper` on the same row); net_within_object (the value names objects of `of` by id; the row matches when an address or network at the path lies in one of their networks, the `same` fields equal); content_type_id (a field naming types, or a generic relation's type, by the ids of the content types table: NetBox's content_type_id; `lookups` may add lt, lte, gt, gte, empty); is_unset (true/false: some path of `field` is unset, as is_set is set; false: every one is set); holds (true/false: a list field holds `element`); tagged_type, tagged_type_id (on the tag model, no field: the tags applied to some object of the types named by label or by content type id, through every taggable model's tags); json_text (some string inside a json field equals the value: NetBox's choice on choice sets); usable_by_caller (true/false: `enabled`, and `shared` or the foreign key at the path is the calling user: NetBox's saved filters' usable); choice_group (a choice field's value is in the named group of `groups`, or in `rest`).
    */
   lookup: string;
   /**
@@ -722,6 +722,31 @@ export interface Filter {
    * @minItems 1
    */
   same?: [string, ...string[]];
+  /**
+   * holds: the value the list field must hold for true (a permission's actions holding "view": NetBox's can_view).
+   */
+  element?: string;
+  /**
+   * choice_group: group name -> the choice values in it (an interface's kind: virtual -> virtual, bridge, lag).
+   */
+  groups?: {
+    /**
+     * @minItems 1
+     */
+    [k: string]: [string, ...string[]];
+  };
+  /**
+   * choice_group: the name of the group holding every value no other group lists (physical).
+   */
+  rest?: string;
+  /**
+   * usable_by_caller: a boolean field; a row with it true is usable by everyone (a saved filter's shared).
+   */
+  shared?: string;
+  /**
+   * usable_by_caller: a boolean field; a row with it false is usable by no one (a saved filter's enabled).
+   */
+  enabled?: string;
   /**
    * content_type_id: a row whose field holds no type at all matches every type (a tag without object types may be applied to any: NetBox's for_object_type_id).
    */

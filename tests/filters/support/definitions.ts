@@ -69,6 +69,8 @@ export interface Model {
   modelByLabel(label: string): Model | undefined;
   /** The model playing an engine role (content_type, tag...), if any. */
   modelWithRole(role: string): Model | undefined;
+  /** Every model of the definitions. */
+  allModels(): Model[];
 }
 
 export interface Definitions {
@@ -123,6 +125,7 @@ export function readDefinitions(dir = SCHEMA_DIR): Definitions {
       reverseGenerics: [],
       modelByLabel: (l) => models.get(l),
       modelWithRole: (role) => [...models.values()].find((m) => m.def.role === role),
+      allModels: () => [...models.values()],
     });
   }
   const tagModel = [...models.values()].find((m) => m.def.role === 'tag');

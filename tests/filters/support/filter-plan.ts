@@ -109,6 +109,8 @@ function scalarFamily(field: Field, set: string, read: (row: Rep, u: Universe) =
   const base = { set, extract: read };
   const choice = (kind: string): Family => ({ ...base, kind, valueType: 'choice', lookups: SET_LOOKUPS, numeric: field.choices!.numeric, extract: (r, u) => choiceValue(read(r, u)) });
   if (field.array) {
+    // A list of type labels (content_types) takes the text lookups too: some label matches (none, negated).
+    if (field.def.names_type && ['string', 'text', 'slug'].includes(field.kind)) return { ...base, kind: 'label list', valueType: 'array', lookups: ['exact', 'n', 'ic', 'nic', 'isw', 'nisw', 'iew', 'niew', 'ie', 'nie'] };
     if (['string', 'text', 'slug'].includes(field.kind)) return { ...base, kind: 'array membership', valueType: 'array', lookups: EQUAL_LOOKUPS };
     // A list of integers (a service's ports) filters by membership too, its values parsed as integers.
     return ['integer', 'positive_integer'].includes(field.kind) ? { ...base, kind: 'array membership (integers)', valueType: 'array', numeric: true, lookups: EQUAL_LOOKUPS } : `array of ${field.kind}`;
@@ -171,6 +173,8 @@ export interface Route {
   multi: boolean;
   /** The last step follows a many-to-many field back: the holders are the linking objects, and `field` is that m2m. */
   linkedBack?: boolean;
+  /** The last step names a reverse relation (a device's interfaces): the holders are the rows pointing back, `field` their key. */
+  reverseEnd?: boolean;
 }
 
 const STEP = /^([a-z_][a-z0-9_]*)(?:\[([a-z0-9_]+\.[a-z0-9_]+)\])?(?:\(([^()]+)\))?$/;
@@ -222,7 +226,7 @@ export function routeOf(model: Model, path: string): Route {
     if (m[3]) throw new Error(`${model.label}: a condition on ${part}, which is no generic relation followed back (${path})`);
     if (!field) {
       // Another model's foreign key to this one, named by its related_name.
-      const back = last || m[2] ? undefined : current.reverse.find((f) => f.def.related_name === m[1]);
+      const back = m[2] ? undefined : current.reverse.find((f) => f.def.related_name === m[1]);
       // Another model's many-to-many field to this one, followed back; as the last step, the linking objects.
       const backLink = back || m[2] ? undefined : current.reverseLinks.find((f) => f.def.related_name === m[1]);
       if (backLink) {
@@ -234,6 +238,7 @@ export function routeOf(model: Model, path: string): Route {
       if (!back) throw new Error(`${model.label}: no field ${part} on the way of ${path}`);
       hops.push({ kind: 'rows', via: back, where: {}, target: back.model, children: false });
       current = back.model;
+      if (last) return { path, hops, field: back, multi: true, reverseEnd: true };
       continue;
     }
     if (last) return { path, hops, field, narrowed: m[2] ? narrowedHop(field, m[2], path) : undefined, multi: hops.some((h) => h.kind === 'rows' || h.kind === 'link') };
@@ -332,6 +337,9 @@ function isSetOn(route: Route, holder: Rep, u: Universe): boolean {
     }
     case 'boolean':
       return holder[f.name] === true;
+    case 'image':
+      // Shown as its URL, or null when there is no file.
+      return typeof holder[f.name] === 'string' && holder[f.name] !== '';
     default:
       return holder[f.name] !== null && holder[f.name] !== undefined;
   }
@@ -390,6 +398,17 @@ function classifyDeclared(model: Model, name: string, spec: Filter): Family | st
         extract: (r, u) => routes.some((route) => along(route, r, u, (h) => [h !== null && isSetOn(route, h, u)]).includes(true)),
       };
     }
+    case 'is_unset':
+      // True when some path reaches no set holder; false when every path does.
+      return {
+        kind: 'declared is_unset' + how,
+        valueType: 'boolean',
+        lookups: EXACT_ONLY,
+        // The main set's objects have every path set (a cable with both ends); the paths' own sets set one each.
+        set: `unset:${paths.join(' | ')}`,
+        reads,
+        extract: (r, u) => !routes.every((route) => along(route, r, u, (h) => [h !== null && isSetOn(route, h, u)]).includes(true)),
+      };
     case 'fk_id':
     case 'fk_key': {
       const ends = routes.map(relationEnd);
@@ -424,6 +443,12 @@ function classifyDeclared(model: Model, name: string, spec: Filter): Family | st
       );
     }
     case 'field': {
+      const own = routes[0]!;
+      if (routes.length === 1 && !own.hops.length && own.field.kind === 'net_count') {
+        // A count made when read (a prefix's children, depth), over nested networks of its own.
+        const f = own.field;
+        return { kind: 'declared field (net count)', valueType: 'ordered', order: 'number', lookups: ORDERED_LOOKUPS, set: `net:${String(f.def.of)}`, reads, extract: (r) => r[f.name] ?? null };
+      }
       // Each path's own field family reads its holders; the paths must agree on the kind of value.
       const inners = routes.map((route) => scalarFamily(route.field, set, (h) => h[route.field.name]));
       const bad = inners.find((x): x is string => typeof x === 'string');
@@ -434,8 +459,8 @@ function classifyDeclared(model: Model, name: string, spec: Filter): Family | st
       if (routes.length > 1 && !spec.lookups) return `${name}: a field filter over several paths, whose lookups the suite does not know`;
       // Through rows a row has several values, and "empty" is not one of them (docs/model-authors.md, filters);
       // the definition may keep only exact and the lookups it lists.
-      const own = routes[0]!.multi ? ok[0]!.lookups.filter((l) => l !== 'empty') : ok[0]!.lookups;
-      const lookups = spec.lookups ? ['exact', ...spec.lookups] : own;
+      const kept = routes[0]!.multi ? ok[0]!.lookups.filter((l) => l !== 'empty') : ok[0]!.lookups;
+      const lookups = spec.lookups ? ['exact', ...spec.lookups] : kept;
       return alongPaths(
         { ...ok[0]!, kind: `declared field (${ok[0]!.kind})${how}`, lookups, reads },
         routes.map((route, i) => ({ values: (r, u) => along(route, r, u, (h) => [h ? ok[i]!.extract(h, u) : null]) })),
@@ -449,6 +474,50 @@ function classifyDeclared(model: Model, name: string, spec: Filter): Family | st
     if (typeof inner === 'string') return inner;
     if (inner.valueType !== 'ordered') return `${spec.lookup} on ${field.name}, which is not ordered`;
     return { ...inner, kind: `declared ${spec.lookup} (${inner.kind})`, lookups: EXACT_ONLY, reads, bound: spec.lookup === 'at_least' ? 'gte' : 'lte' };
+  }
+  if (spec.lookup === 'usable_by_caller') {
+    // The suite asks as the superuser "admin": enabled, and shared or theirs.
+    if (routes.length > 1 || routes[0]!.hops.length) return `${name}: usable_by_caller on a field of the model itself only`;
+    const owner = routes[0]!.field;
+    const userModel = owner.target!;
+    return {
+      kind: 'declared usable_by_caller',
+      valueType: 'boolean',
+      lookups: EXACT_ONLY,
+      set: 'main',
+      reads: [userModel.label],
+      extract: (r, u) => {
+        const caller = [...u.get(userModel.label)!.values()].find((x) => x.username === 'admin')!.id;
+        const flag = (f: string | undefined, dflt: boolean) => (f === undefined ? dflt : r[f] === true);
+        return flag(spec.enabled, true) && (flag(spec.shared, false) || idOf(r[owner.name]) === caller);
+      },
+    };
+  }
+  if (spec.lookup === 'json_text') {
+    // The strings inside the JSON value, at any depth.
+    if (routes.length > 1 || routes[0]!.hops.length) return `${name}: json_text on a field of the model itself only`;
+    const field = routes[0]!.field;
+    const strings = (v: unknown): string[] => (typeof v === 'string' ? [v] : Array.isArray(v) ? v.flatMap(strings) : v && typeof v === 'object' ? Object.values(v).flatMap(strings) : []);
+    return { kind: 'declared json_text', valueType: 'array', lookups: EXACT_ONLY, set: 'main', reads, extract: (r) => strings(r[field.name]) };
+  }
+  if (spec.lookup === 'holds') {
+    // True when the row's list holds the element (a permission's actions holding "view").
+    if (routes.length > 1 || routes[0]!.hops.length) return `${name}: holds on a field of the model itself only`;
+    const field = routes[0]!.field;
+    const element = spec.element;
+    return { kind: 'declared holds', valueType: 'boolean', lookups: EXACT_ONLY, set: valuesSet(field.name, [[element], []]), reads, extract: (r) => ((r[field.name] as unknown[] | null) ?? []).map(choiceValue).includes(element) };
+  }
+  if (spec.lookup === 'choice_group') {
+    // The group of the row's choice value: a listed group, else the rest (none without a value).
+    if (routes.length > 1 || routes[0]!.hops.length) return `${name}: choice_group on a field of the model itself only`;
+    const field = routes[0]!.field;
+    const groups = Object.entries(spec.groups ?? {});
+    const groupOf = (v: unknown): string | null => (v === null || v === undefined || v === '' ? null : groups.find(([, vs]) => vs.includes(String(v)))?.[0] ?? spec.rest ?? null);
+    // One row per group: its first value, and for the rest a value no group lists.
+    const values = groups.map(([, vs]) => vs[0]!);
+    const other = field.choices?.values.find((c) => !groups.some(([, vs]) => vs.includes(String(c))));
+    if (spec.rest !== undefined && other !== undefined) values.push(String(other));
+    return { kind: 'declared choice_group', valueType: 'choice', lookups: EXACT_ONLY, set: valuesSet(field.name, values), reads, extract: (r) => groupOf(choiceValue(r[field.name])) };
   }
   if (spec.lookup === 'content_type_id') {
     // The type labels a row holds (a list, a value, a generic relation's type), as the ids of the content types table.
@@ -558,7 +627,41 @@ function classifyAvailableOn(model: Model, name: string, spec: Filter): Family |
 export const COMPARISONS_TEST = 'tests/filters/comparison-filters.test.ts';
 const COMPARISON_LOOKUPS: Record<string, ValueType> = { between: 'net', net_within_object: 'relation' };
 
+/** The name of a set of objects, one per value of a field (generate-sets makes them in order). */
+export function valuesSet(field: string, values: unknown[]): string {
+  return `values:${JSON.stringify({ field, values })}`;
+}
+
+/**
+ * tagged_type / tagged_type_id on tags: the types of the objects a tag is applied to, read from every
+ * taggable model's rows (as labels, or as the ids of the content types table).
+ */
+function classifyTaggedType(model: Model, spec: Filter): Family | string {
+  const taggable = model.allModels().filter((m) => m.fieldList.some((f) => f.kind === 'tags' && f.target === model));
+  if (!taggable.length) return `${spec.lookup}: no model takes tags`;
+  const ct = model.modelWithRole('content_type');
+  if (!ct) return `${spec.lookup} without a content_type model`;
+  const labelsOf = (r: Rep, u: Universe) => taggable.filter((m) => [...(u.get(m.label)?.values() ?? [])].some((o) => ((o.tags as Rep[] | undefined) ?? []).some((x) => x.id === r.id))).map((m) => m.label);
+  const idOf = (label: string, u: Universe) => [...u.get(ct.label)!.values()].find((c) => `${c.app_label}.${c.model}` === label)?.id;
+  return {
+    kind: `declared ${spec.lookup}`,
+    // Labels are text; content type ids are numbers, checked as the other content_type_id filters.
+    valueType: spec.lookup === 'tagged_type' ? 'array' : 'content-type',
+    lookups: EXACT_ONLY,
+    set: 'tagged',
+    reads: [...taggable.map((m) => m.label), ct.label],
+    extract: spec.lookup === 'tagged_type' ? labelsOf : (r, u) => labelsOf(r, u).map((l) => idOf(l, u)).filter((x): x is number => typeof x === 'number'),
+  };
+}
+
 function classifySpec(model: Model, name: string, spec: Filter): Family | string {
+  if (spec.lookup === 'tagged_type' || spec.lookup === 'tagged_type_id') return classifyTaggedType(model, spec);
+  const stamp = spec.field === 'created' || spec.field === 'last_updated' ? spec.field : undefined;
+  if (stamp && !model.fields.has(stamp) && (spec.lookup === 'at_least' || spec.lookup === 'at_most')) {
+    // One bound of the model's own timestamp (created_after): compared as the created / last_updated filter is.
+    const order = stamp === 'created' && model.timestamps === 'date' ? 'date' : 'datetime';
+    return { kind: `declared ${spec.lookup} (${stamp})`, valueType: 'ordered', order, lookups: EXACT_ONLY, set: 'main', extract: (r) => r[stamp] ?? null, bound: spec.lookup === 'at_least' ? 'gte' : 'lte' };
+  }
   if (spec.lookup === 'available_on') return classifyAvailableOn(model, name, spec);
   const comparison = COMPARISON_LOOKUPS[spec.lookup];
   // A path that matches only while the row holds given values (when): its oracle is written by hand there.
@@ -599,7 +702,8 @@ function fieldFilters(model: Model, field: Field): ExpectedFilter[] {
       const g = genericNames(field);
       return [
         own(g.type, { kind: 'generic _type', valueType: 'generic-type', lookups: EQUAL_LOOKUPS, set: 'main', extract: (r) => r[g.type] ?? null, someType: field.genericTargets?.[0]?.label }),
-        own(g.id, { kind: 'generic _id', valueType: 'generic-id', lookups: EQUAL_LOOKUPS, set: 'main', extract: (r) => r[g.id] ?? null }),
+        // The object id is a plain number, with every numeric lookup (as NetBox).
+        own(g.id, { kind: 'generic _id', valueType: 'ordered', order: 'number', lookups: ORDERED_LOOKUPS, set: 'main', extract: (r) => r[g.id] ?? null }),
       ];
     }
     case 'computed':
@@ -728,6 +832,9 @@ export function checksFor(fam: Family, name: string, set: Rep[], u: Universe, lo
       const av = String(required((a as unknown[] | null)?.[0], what));
       const bv = String(required((b as unknown[] | null)?.[0], what));
       Object.assign(per, { exact: [[av], [av, bv]], n: [[av]] });
+      // Labels ("dcim.site"): a piece of the first, in another case.
+      const [app, model] = av.split('.');
+      if (fam.lookups.includes('ic')) Object.assign(per, { ic: [[swapCase(av.slice(2, -2))]], nic: [[swapCase(av.slice(2, -2))]], isw: [[swapCase(`${app}.`)]], nisw: [[swapCase(`${app}.`)]], iew: [[swapCase(`.${model}`)]], niew: [[swapCase(`.${model}`)]], ie: [[swapCase(av)]], nie: [[swapCase(av)]] });
       break;
     }
     case 'ordered': {
@@ -738,6 +845,8 @@ export function checksFor(fam: Family, name: string, set: Rep[], u: Universe, lo
         lt: [[bv]], lte: [[bv]], gt: [[av]], gte: [[av], [bv]],
         empty: [['true'], ['false']],
       });
+      // A bound under its own name (created_after): the later value for "at least", so the earlier row is left out.
+      if (fam.bound) per.exact = fam.bound === 'gte' ? [[bv], [av]] : [[av], [bv]];
       break;
     }
     case 'boolean':
@@ -951,8 +1060,15 @@ export function matches(fam: Family, lookup: string, values: string[], row: Rep,
           }
         });
       }
-      case 'array':
-        return Array.isArray(v) && v.some((x) => values.includes(String(x)));
+      case 'array': {
+        if (!Array.isArray(v)) return false;
+        const text = (x: unknown, q: string) => {
+          const e = String(x).toLowerCase();
+          const w = q.toLowerCase();
+          return { ic: e.includes(w), isw: e.startsWith(w), iew: e.endsWith(w), ie: e === w }[l] ?? (() => { throw new Error(`oracle: label list lookup ${l}`); })();
+        };
+        return l === 'exact' ? v.some((x) => values.includes(String(x))) : v.some((x) => values.some((q) => text(x, q)));
+      }
       case 'ordered': {
         if (l === 'empty') return (v === null || v === undefined) === EMPTY_TRUE(values[0]!);
         if (v === null || v === undefined) return false;

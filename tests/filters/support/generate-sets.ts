@@ -219,6 +219,23 @@ async function reach(f: ObjectFactory, model: Model, hops: Hop[], ends: Ending[]
  * differ from "every holder".
  */
 async function routeSet(f: ObjectFactory, model: Model, route: Route): Promise<number[]> {
+  if (route.field.kind === 'image' && !route.hops.length) {
+    // An uploaded file's name is written directly (the API takes files as multipart parts): A and B have one, C none, D ''.
+    const ids: number[] = [];
+    for (const file of ['filters/a.png', 'filters/b.png', null, '']) {
+      const made = (await f.createForFilters(model, {})).id as number;
+      await f.writeDirectly(model, made, { [route.field.name]: file });
+      ids.push(made);
+    }
+    return ids;
+  }
+  if (route.reverseEnd) {
+    // The rows pointing back are the holders: A and B have one, C none, E two.
+    const row: Ending = { values: {} };
+    const ids: number[] = [];
+    for (const ends of [[row], [row], [], [row, { values: {} }]]) ids.push((await reach(f, model, route.hops, ends)).id as number);
+    return ids;
+  }
   const ends = await endings(f, route);
   const ids: number[] = [];
   for (const v of VARIANTS) ids.push((await reach(f, model, route.hops, [ends[v]])).id as number);
@@ -320,6 +337,39 @@ async function netSet(f: ObjectFactory, model: Model, fieldName: string): Promis
   return ids;
 }
 
+/**
+ * An object set along every path (a cable with an A and a B end), for is_unset: the first path makes it,
+ * each further path (through rows) gives it a child row of its own.
+ */
+async function everyPath(f: ObjectFactory, model: Model, paths: string[]): Promise<number> {
+  const [first, ...more] = paths.map((p) => routeOf(model, p));
+  const parent = await reach(f, model, first!.hops, [(await endings(f, first!)).A]);
+  for (const route of more) {
+    const [hop, ...rest] = route.hops;
+    if (hop?.kind !== 'rows') throw new Error(`${model.label}: ${route.path} does not start through rows`);
+    await reach(f, hop.target, rest, [(await endings(f, route)).A], childValues(f, hop, parent.id as number, 1));
+  }
+  return parent.id as number;
+}
+
+/** Tags A, B and C: A applied to an object of one taggable type, B to one of another, C to none. */
+async function taggedSet(f: ObjectFactory, model: Model): Promise<number[]> {
+  const taggable = model.allModels().filter((m) => m.fieldList.some((x) => x.kind === 'tags' && x.target === model)).filter((m) => m.exposed && !m.def.read_only);
+  const ids: number[] = [];
+  for (const v of VARIANTS) ids.push((await f.createForFilters(model, {})).id);
+  for (const [i, m] of [taggable.find((x) => x.label === 'dcim.site') ?? taggable[0]!, taggable.find((x) => x.label === 'tenancy.tenant') ?? taggable[1]!].entries()) {
+    await f.createForFilters(m, { tags: [ids[i]] });
+  }
+  return ids;
+}
+
+/** One object per value of a field (a choice group's members, a list holding an element or not). */
+async function valuesSet(f: ObjectFactory, model: Model, spec: { field: string; values: unknown[] }): Promise<number[]> {
+  const ids: number[] = [];
+  for (const value of spec.values) ids.push((await f.createForFilters(model, { [spec.field]: value })).id);
+  return ids;
+}
+
 /** Every set the model's filters sample from, keyed as Family.set; ids in order A, B, C[, D]. */
 export async function generateSets(t: TestApp, f: ObjectFactory, model: Model, families: Family[]): Promise<Map<string, number[]>> {
   const sets = new Map<string, number[]>();
@@ -336,6 +386,12 @@ export async function generateSets(t: TestApp, f: ObjectFactory, model: Model, f
     if (sets.has(fam.set)) continue;
     if (fam.set.startsWith('path:')) sets.set(fam.set, await pathSet(f, model, fam.set.slice('path:'.length).split(' | ')));
     else if (fam.set.startsWith('available:')) sets.set(fam.set, await availableSet(f, model, model.def.filters![fam.set.slice('available:'.length)]!));
+    else if (fam.set.startsWith('unset:')) {
+      const paths = fam.set.slice('unset:'.length).split(' | ');
+      sets.set(fam.set, [await everyPath(f, model, paths), ...(await pathSet(f, model, paths))]);
+    }
+    else if (fam.set === 'tagged') sets.set(fam.set, await taggedSet(f, model));
+    else if (fam.set.startsWith('values:')) sets.set(fam.set, await valuesSet(f, model, JSON.parse(fam.set.slice('values:'.length)) as { field: string; values: unknown[] }));
     else if (fam.set.startsWith('net:')) sets.set(fam.set, await netSet(f, model, fam.set.slice('net:'.length)));
   }
   return sets;

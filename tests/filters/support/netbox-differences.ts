@@ -39,70 +39,10 @@ export const UNREFERENCED_ENDPOINTS: Array<{ endpoint: string; why: string }> = 
 
 /** Filters and lookups NetBox has that Patchbay does not. Those marked "one line" are a single declaration in schema/. */
 export const GAPS: Difference[] = [
-  // IPAM filters not served yet.
-  { why: 'a generic relation\'s id filters by exact value only (docs/filtering.md); NetBox orders interface_id', on: { 'ipam/fhrp-group-assignments': ['interface_id__empty', 'interface_id__gt', 'interface_id__gte', 'interface_id__lt', 'interface_id__lte'] } },
   // Object types Patchbay does not define.
-  { why: 'objects by the request that changed them, from the change log: webhooks are not change-logged ("change_logged": false: their secret would reach the log\'s data)', on: { 'extras/webhooks': ['created_by_request', 'modified_by_request', 'updated_by_request'] } },
-  { why: 'a range bound under a name of its own: the timestamp\'s own lookups do it (created__gte, created__lte); timestamps are not fields a declared filter can reach yet, docs/events.md', on: { 'extras/journal-entries': ['created_after', 'created_before'] } },
   { why: 'data sources (config contexts synchronised from them)', notYet: 'core.datasource', on: { 'extras/config-contexts': ['data_source_id', 'data_synced'] } },
   { why: 'data files', notYet: 'core.datafile', on: { 'extras/config-contexts': ['data_file_id'] } },
-  {
-    why: 'whether the device (type) has components of a kind: NetBox tests the reverse relation; a declared is_set reaches no reverse relation (as "interfaces" on devices below)',
-    on: {
-      'dcim/devices': ['console_ports', 'console_server_ports', 'power_ports', 'power_outlets', 'pass_through_ports', 'module_bays', 'device_bays'],
-      'dcim/device-types': ['console_ports', 'console_server_ports', 'power_ports', 'power_outlets', 'interfaces', 'pass_through_ports', 'device_bays', 'module_bays', 'inventory_items'],
-      'dcim/module-types': ['console_ports', 'console_server_ports', 'power_ports', 'power_outlets', 'interfaces', 'pass_through_ports'],
-    },
-  },
-
-  { why: 'data sources and data files belong to NetBox\'s core application, outside the applications Patchbay serves (docs/extras.md)', on: { 'extras/config-templates': ['data_file_id', 'data_source_id', 'data_synced'], 'extras/export-templates': ['data_file_id', 'data_source_id', 'data_synced'] } },
-  { why: 'NetBox\'s choice filter matches a choice set holding a value; a definition has no filter into a list of pairs held in JSON', on: { 'extras/custom-field-choice-sets': ['choice'] } },
-  { why: 'the saved filters the caller may use: depends on the caller, which a declared filter cannot name', on: { 'extras/saved-filters': ['usable'] } },
-
-  // One declaration in schema/ each (the definition language can say them today).
-  { why: 'not declared; one line: {"field": "assigned_object", "lookup": "is_set"}, as assigned_to_interface', on: { 'ipam/ip-addresses': ['assigned'] } },
-  { why: 'not declared; one line each, as on dcim.interface: cabled {"field": "cable", "lookup": "is_set"}, occupied {"field": ["cable", "mark_connected"], "lookup": "is_set"}', on: { 'circuits/circuit-terminations': ['cabled', 'occupied'] } },
-  { why: 'not declared; one line each through the site, as region: {"field": "site.group", "lookup": "fk_id" | "fk_key"}', on: { 'ipam/prefixes': ['site_group', 'site_group_id'], 'ipam/vlans': ['site_group', 'site_group_id'] } },
-  { why: 'not declared; one line each through the master device: {"field": "master.site.region", ...}, master.site.group, master.site, master.tenant', on: { 'dcim/virtual-chassis': ['region', 'region_id', 'site', 'site_id', 'site_group', 'site_group_id', 'tenant', 'tenant_id'] } },
-  { why: 'not declared; one line each: {"field": "device.virtual_chassis", "lookup": "fk_id" | "fk_key"}', on: { 'dcim/interfaces': ['virtual_chassis', 'virtual_chassis_id'] } },
-  { why: 'not declared; one line: {"field": "virtual_chassis", "lookup": "is_set"}', on: { 'dcim/devices': ['virtual_chassis_member'] } },
-  { why: 'not declared; one line: {"field": "local_context_data", "lookup": "is_set"}', on: { 'dcim/devices': ['local_context_data'], 'virtualization/virtual-machines': ['local_context_data'] } },
-  { why: 'NetBox matches the MAC addresses of the device\'s interfaces; not declared; one line: {"field": "interfaces.mac_address", "lookup": "field"}', on: { 'dcim/devices': ['mac_address'], 'virtualization/virtual-machines': ['mac_address'] } },
-  { why: 'NetBox filters a VLAN group by one scope of each type by id; not declared; one line each: {"field": "scope[dcim.region]", "lookup": "fk_id"} and so on', on: { 'ipam/vlan-groups': ['region', 'sitegroup', 'site', 'location', 'rack', 'clustergroup', 'cluster'] } },
-  { why: 'NetBox names these in the singular; Patchbay derives groups/groups_id and users/users_id from the many-to-many fields (see EXTRAS); not declared; one line each', on: { 'users/users': ['group', 'group_id'], 'users/permissions': ['group', 'group_id', 'user', 'user_id'] } },
-
-  // Declarable with a longer declaration.
-  { why: 'not declared; a path through the provider\'s circuits\' terminations (circuits.terminations.site.region) could say it', on: { 'circuits/providers': ['region', 'region_id', 'site', 'site_id', 'site_group', 'site_group_id'] } },
-  { why: 'not declared; an is_set through the interfaces reverse relation could say "has interfaces"', on: { 'dcim/devices': ['interfaces'] } },
-  { why: 'platforms of the device type\'s manufacturer or of none; not declared (an available_on of dcim.devicetype matching manufacturer could say it)', on: { 'dcim/platforms': ['available_for_device_type'] } },
-
-  // What the definition language or the engine cannot say.
-  { why: 'true when the A or the B end has no termination: a declared is_set means "some path is set" and cannot say "some end is not"', on: { 'dcim/cables': ['unterminated'] } },
-  { why: 'NetBox groups interface types into physical, virtual and wireless in code; a definition has no grouping of choices', on: { 'dcim/interfaces': ['kind'] } },
-  { why: 'NetBox tests whether actions contains the action; Patchbay derives no filter from a list of choices, and has no boolean "the list holds this value"', on: { 'users/permissions': ['can_view', 'can_add', 'can_change', 'can_delete'] } },
-  { why: 'counted when read (net_count fields), not stored; a filter compares stored values only', on: { 'ipam/prefixes': ['children', 'depth'] } },
-  { why: 'Patchbay\'s device types hold no images', on: { 'dcim/device-types': ['has_front_image', 'has_rear_image'] } },
-  { why: 'not declared; one line: {"field": "content_type", "lookup": "content_type_id"}, as on image attachments (left to the tenancy branch)', on: { 'tenancy/contact-assignments': ['content_type_id'] } },
-  { why: 'the types of the objects a tag is applied to: a count across every model (tagged_items), which no declared path reaches', on: { 'extras/tags': ['content_type', 'content_type_id'] } },
-  {
-    why: 'a list of labels is filtered by membership (exact, n), as docs/filtering.md says; NetBox\'s ContentTypeFilter also takes the text lookups',
-    on: Object.fromEntries(['extras/custom-fields', 'extras/custom-links', 'extras/event-rules', 'extras/export-templates', 'extras/saved-filters'].map((e) => [e, ['content_types__ic', 'content_types__nic', 'content_types__isw', 'content_types__nisw', 'content_types__iew', 'content_types__niew', 'content_types__ie', 'content_types__nie']])),
-  },
-  {
-    why: 'NetBox filters a generic relation\'s object id as a plain number with every numeric lookup; Patchbay\'s generic id filters take exact and n, as its other relation filters (docs/filtering.md)',
-    on: {
-      'dcim/cable-terminations': ['termination_id__lt', 'termination_id__lte', 'termination_id__gt', 'termination_id__gte', 'termination_id__empty'],
-      'extras/bookmarks': ['object_id__lt', 'object_id__lte', 'object_id__gt', 'object_id__gte', 'object_id__empty'],
-      'extras/image-attachments': ['object_id__lt', 'object_id__lte', 'object_id__gt', 'object_id__gte', 'object_id__empty'],
-      'extras/journal-entries': ['assigned_object_id__lt', 'assigned_object_id__lte', 'assigned_object_id__gt', 'assigned_object_id__gte', 'assigned_object_id__empty'],
-      'extras/object-changes': ['changed_object_id__lt', 'changed_object_id__lte', 'changed_object_id__gt', 'changed_object_id__gte', 'changed_object_id__empty'],
-      'extras/event-rules': ['action_object_id__lt', 'action_object_id__lte', 'action_object_id__gt', 'action_object_id__gte', 'action_object_id__empty'],
-      'tenancy/contact-assignments': ['object_id__lt', 'object_id__lte', 'object_id__gt', 'object_id__gte', 'object_id__empty'],
-      'ipam/vlan-groups': ['scope_id__lt', 'scope_id__lte', 'scope_id__gt', 'scope_id__gte', 'scope_id__empty'],
-      'dcim/inventory-items': ['component_id__lt', 'component_id__lte', 'component_id__gt', 'component_id__gte', 'component_id__empty'],
-      'dcim/inventory-item-templates': ['component_id__lt', 'component_id__lte', 'component_id__gt', 'component_id__gte', 'component_id__empty'],
-    },
-  },
+  { why: 'data sources and data files belong to NetBox\'s core application, outside the applications Patchbay serves (docs/extras.md)', notYet: 'core.datasource', on: { 'extras/config-templates': ['data_file_id', 'data_source_id', 'data_synced'], 'extras/export-templates': ['data_file_id', 'data_source_id', 'data_synced'] } },
 ];
 
 
@@ -117,6 +57,11 @@ export interface Decision extends Difference {
  * derived-filters.test.ts accepts them as it accepts GAPS, and holds each to still be a difference.
  */
 export const DECISIONS: Decision[] = [
+  {
+    why: 'objects by the request that changed them, from the change log: webhooks are not change-logged ("change_logged": false: their secret would reach the log\'s data)',
+    docs: 'docs/filtering.md#deliberate-differences-from-netbox',
+    on: { 'extras/webhooks': ['created_by_request', 'modified_by_request', 'updated_by_request'] },
+  },
   {
     why: 'a secret matches by its whole value only: with these a key is recovered a character at a time (count 1 vs 0), even with ALLOW_TOKEN_RETRIEVAL off',
     docs: 'docs/filtering.md#deliberate-differences-from-netbox',
@@ -272,13 +217,18 @@ export const EXTRAS: Difference[] = [
     },
   },
   {
-    why: 'a many-to-many field gives <field>_id and <field> under its own name (docs/filtering.md); NetBox names these filters in the singular (see GAPS) or has none',
+    why: 'a many-to-many field gives <field>_id and <field> under its own name (docs/filtering.md); NetBox names these filters in the singular (Patchbay declares those too) or has none',
     on: {
       'dcim/interfaces': ['tagged_vlans', 'tagged_vlans_id', 'vdcs', 'vdcs_id', 'wireless_lans', 'wireless_lans_id'],
       'virtualization/interfaces': ['tagged_vlans', 'tagged_vlans_id'],
       'users/users': ['groups', 'groups_id'],
       'users/permissions': ['groups', 'groups_id', 'users', 'users_id'],
     },
+  },
+  { why: 'a declared filter of a generic relation narrowed to one type takes n like other relation filters (docs/filtering.md, "Domain filters"); NetBox\'s scope filters take the bare name only', on: { 'ipam/vlan-groups': ['region__n', 'sitegroup__n', 'site__n', 'location__n', 'rack__n', 'clustergroup__n', 'cluster__n'] } },
+  {
+    why: 'a list of type labels takes the text lookups on every model (docs/filtering.md), as NetBox\'s content_types filters do; NetBox\'s tag and permission object_types filters are exact only',
+    on: Object.fromEntries(['extras/tags', 'users/permissions'].map((e) => [e, ['object_types__ic', 'object_types__nic', 'object_types__isw', 'object_types__nisw', 'object_types__iew', 'object_types__niew', 'object_types__ie', 'object_types__nie']])),
   },
   {
     why: 'a config context\'s assignment fields take NetBox\'s singular filter names (filter_name), each with <name> by natural key and <name>_id; NetBox has only the id filter for device types and clusters',

@@ -135,6 +135,9 @@ export function scalarValue(field: Field, variant: Variant, u: number): unknown 
         return { A: `10.${hi}.${lo}.1/24`, B: `2001:db8:${u.toString(16)}::1/64`, C: `10.${hi}.${lo}.2/25`, base: `172.${16 + (hi & 15)}.${lo}.1/24` }[variant];
       case 'mac':
         return { A: `02:00:0a:${hex2(hi)}:${hex2(lo)}:01`, B: `02:00:0b:${hex2(hi)}:${hex2(lo)}:02`, C: `02:00:0c:${hex2(hi)}:${hex2(lo)}:03`, base: `02:00:0d:${hex2(hi)}:${hex2(lo)}:04` }[variant];
+      case 'json':
+        // A small object per variant (local_context_data): a declared is_set tells set from null.
+        return { A: { a: u }, B: { b: u }, C: { c: u }, base: { base: u } }[variant];
       default:
         throw new Error(`no generated value for ${field.kind} field ${field.model.label}.${field.name}`);
     }
