@@ -53,6 +53,8 @@ export interface Config {
    * false: every write is transactional. The two give the same rows, change log and events (tests prove it).
    */
   oneStatementWrites: boolean;
+  /** NetBox's ENFORCE_GLOBAL_UNIQUE: duplicate prefixes and IP addresses are refused in the global table (no VRF) too. */
+  enforceGlobalUnique: boolean;
   /** Where definitions and migrations are read from. */
   schemaDir: string;
   migrationsDir: string;
@@ -147,6 +149,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workers: int(env, 'PATCHBAY_WORKERS', 0),
     rejectUnknownFields: bool(env, 'PATCHBAY_REJECT_UNKNOWN_FIELDS', false),
     oneStatementWrites: bool(env, 'PATCHBAY_ONE_STATEMENT_WRITES', true),
+    enforceGlobalUnique: bool(env, 'ENFORCE_GLOBAL_UNIQUE', true),
     bulkMaxObjects: int(env, 'PATCHBAY_BULK_MAX_OBJECTS', 10_000),
     templateTimeoutMs: seconds(env, 'PATCHBAY_TEMPLATE_TIMEOUT', 5),
     templateMaxOutput: Math.max(1024, int(env, 'PATCHBAY_TEMPLATE_MAX_OUTPUT', 10_485_760)),

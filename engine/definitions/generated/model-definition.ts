@@ -514,6 +514,31 @@ export interface ModelDefinition {
      * The error; {other} is the overlapping row's display, {path} placeholders as in checks.
      */
     message: string;
+    /**
+     * How inet and cidr ends compare: by address whatever the mask (the default), or as stored, mask included (a prefix repeats only with its mask).
+     */
+    compare?: 'address' | 'value';
+    /**
+     * A path to a boolean (vrf.enforce_unique): the rule holds only for rows where it is true. Where a hop of the path is unset, `enforced_when_unset` decides.
+     */
+    enforced_by?: string;
+    /**
+     * The setting that decides, where `enforced_by`'s path is unset (a row in no VRF: the global table).
+     */
+    enforced_when_unset?: 'ENFORCE_GLOBAL_UNIQUE';
+    /**
+     * The error where `enforced_by`'s path is unset ("... in global table"); `message` otherwise.
+     */
+    message_when_unset?: string;
+    /**
+     * One stored field of the model and values (compared as text): two rows that both hold one of them may overlap (IP addresses whose role is anycast, vip...).
+     */
+    exempt?: {
+      /**
+       * @minItems 1
+       */
+      [k: string]: [string | number | boolean, ...(string | number | boolean)[]];
+    };
   }[];
   /**
    * Default ordering: field names, '-' prefix for descending. A foreign key orders by the related model's ordering.
