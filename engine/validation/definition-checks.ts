@@ -325,3 +325,24 @@ function verdicts(c: CompiledChecks, row: Record<string, unknown>): Record<strin
   });
   return errors;
 }
+
+/** A stored row that breaks a rule of its definition (rows written before the rule existed: an upgrade). */
+export interface BrokenRow {
+  id: number;
+  display: string;
+  errors: Record<string, string[]>;
+}
+
+/**
+ * Every stored row of a model that breaks its checks or no_overlap rules, judged as a write would judge it
+ * but without the write's locks (a report, not a verdict): what `patchbay check --data` and `migrate` tell.
+ */
+export async function brokenRows(db: Db, model: ResolvedModel, settings: RuleSettings): Promise<BrokenRow[]> {
+  const c = compileChecks(model, settings);
+  if (!c) return [];
+  const rows = await runRows<Record<string, unknown>>(db, sql`SELECT "t"."id" AS "id", ${displaySql(model, 't')} AS "display", ${c.columns} FROM ${c.table} AS "t" ORDER BY "t"."id"`);
+  return rows.flatMap((row) => {
+    const errors = verdicts(c, row);
+    return Object.keys(errors).length ? [{ id: Number(row.id), display: String(row.display), errors }] : [];
+  });
+}
