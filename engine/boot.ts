@@ -15,6 +15,7 @@ import { describeDatabaseUrl, waitForDatabase } from './database/wait-for-databa
 import { migrate } from './migrations/migrator';
 import { filterTable } from './filters/filter-table';
 import { checkDefinitionChecks, compileChecks } from './validation/definition-checks';
+import { fillRoute } from './writes/filled-from';
 import { checkDeclaredFilter } from './filters/domain-filters';
 import { FaultCollector } from './definitions/fault-collector';
 
@@ -32,6 +33,9 @@ export function loadRegistry(schemaDir: string): Registry {
       if (!faults.has(model.file, `/filters/${name}`)) faults.attempt(model.file, `/filters/${name}`, () => checkDeclaredFilter(model, name, spec));
     }
     checkDefinitionChecks(model, faults);
+    for (const field of model.fieldList) {
+      if (field.kind === 'fk' && field.def.type === 'fk' && field.def.filled_from) faults.attempt(model.file, `/fields/${field.name}/filled_from`, () => fillRoute(model, field));
+    }
   }
   checkDetailActions(registry, faults);
   // The path_node words resolve (fields they name exist with the right kinds).

@@ -101,6 +101,10 @@ export type Field = {
         feature: 'journaling' | 'bookmarks' | 'image_attachments' | 'contacts';
       };
   /**
+   * A foreign key of the model and a foreign key of its target (cluster.site): a write that leaves this foreign key unset while that one is set fills it from there, as NetBox's save() does (a virtual machine's site from its cluster).
+   */
+  filled_from?: string;
+  /**
    * What deleting the target does: protect (refuse), cascade (delete this row too), set_null (clear the reference); keep (generic_fk only): the type and id stay as they were and the relation shows null once the target is gone (the change log's changed_object).
    */
   on_delete?: 'protect' | 'cascade' | 'set_null' | 'keep';
