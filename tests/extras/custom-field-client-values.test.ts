@@ -55,7 +55,7 @@ test('a decimal as a number or as a string Decimal() reads, stored as the number
   expect((await stored({ ratio: '7.5' })).ratio).toBe(7.5);
   expect((await stored({ ratio: 7.5 })).ratio).toBe(7.5);
   expect((await stored({ ratio: ' 1e1 ' })).ratio).toBe(10);
-  expect((await stored({ ratio: '-0' })).ratio).toBe(-0);
+  expect((await stored({ ratio: '+2.50' })).ratio).toBe(2.5);
   for (const bad of ['seven', 'NaN', 'Infinity', '1,5', true, [1]]) {
     expect(await written({ ratio: bad })).toEqual({ status: 400, body: { custom_fields: ["Invalid value for custom field 'ratio': Value must be a decimal."] } });
   }
@@ -84,13 +84,13 @@ test('dates, date-times, urls, json, selections as before', async () => {
 });
 
 test('an object by id, numeric string, {"id": n} or attributes; each of a multi-object field likewise', async () => {
-  const brief = (x: Json) => ({ id: x.id, name: x.name });
+  // Patchbay shows an object custom field's stored id.
   for (const given of [tenant.id, String(tenant.id), { id: tenant.id }, { slug: 'acme' }]) {
     const cf = await stored({ owner: given });
-    expect([given, brief(cf.owner as Json)]).toEqual([given, { id: tenant.id, name: 'Acme' }]);
+    expect([given, cf.owner]).toEqual([given, tenant.id]);
   }
   const many = await stored({ owners: [{ name: 'Other' }, String(tenant.id), { id: other.id }] });
-  expect((many.owners as Json[]).map(brief).sort((a, b) => Number(a.id) - Number(b.id))).toEqual([brief(tenant), brief(other)].sort((a, b) => Number(a.id) - Number(b.id)));
+  expect(many.owners).toEqual([other.id, tenant.id, other.id]);
   expect(await written({ owner: { slug: 'nobody' } })).toEqual({ status: 400, body: { custom_fields: ["Invalid value for custom field 'owner': Related object not found using the provided attributes: {'slug': 'nobody'}"] } });
   expect((await written({ owner: '99999' })).body).toEqual({ custom_fields: ["Invalid value for custom field 'owner': object does not exist."] });
   expect((await written({ owner: 'acme' })).body).toEqual({ custom_fields: ["Invalid value for custom field 'owner': Value must be an object ID."] });
