@@ -34,7 +34,7 @@ export function loadRegistry(schemaDir: string): Registry {
     }
     checkDefinitionChecks(model, faults);
     for (const field of model.fieldList) {
-      if (field.kind === 'fk' && field.def.type === 'fk' && field.def.filled_from) faults.attempt(model.file, `/fields/${field.name}/filled_from`, () => fillRoute(model, field));
+      if ((field.def.type === 'fk' || field.def.type === 'choice') && field.def.filled_from) faults.attempt(model.file, `/fields/${field.name}/filled_from`, () => fillRoute(model, field));
     }
   }
   checkDetailActions(registry, faults);

@@ -1,26 +1,36 @@
-import type { FkField, ResolvedModel } from '../definitions/registry-types';
+import type { FkField, ResolvedField, ResolvedModel } from '../definitions/registry-types';
 import { ident, sql } from '../sql/fragment';
 import { runRows } from '../database/run';
 import type { Db } from '../database/db';
 import type { WriteMode } from './prepare-write';
 
-/** A `filled_from` foreign key: the model's foreign key it reads through, and the target's foreign key it copies. */
+/** A `filled_from` field (a foreign key or a choice): the model's foreign key it reads through, and the target's field it copies. */
 interface FillRoute {
-  field: FkField;
+  field: ResolvedField & { column: string };
   via: FkField;
-  from: FkField;
+  from: ResolvedField & { column: string };
+  onCreateOnly: boolean;
 }
 
-/** The route of a field's `filled_from` ("cluster.site"), checked at startup: two foreign keys ending on the field's own target. */
-export function fillRoute(model: ResolvedModel, field: FkField): FillRoute | null {
-  const path = field.def.type === 'fk' ? field.def.filled_from : undefined;
-  if (!path) return null;
+/** Whether two fields hold the same kind of value: foreign keys to one model, or choices of one set. */
+function sameKind(a: ResolvedField, b: ResolvedField): boolean {
+  if (a.kind === 'fk' && b.kind === 'fk') return a.target === b.target;
+  if (a.kind === 'choice' && b.kind === 'choice') return a.choices.name === b.choices.name && !a.array && !b.array;
+  return false;
+}
+
+/** The route of a field's `filled_from` ("cluster.site"), checked at startup: a foreign key, then a field of the same kind as this one. */
+export function fillRoute(model: ResolvedModel, field: ResolvedField): FillRoute | null {
+  const def = field.def;
+  const path = def.type === 'fk' || def.type === 'choice' ? def.filled_from : undefined;
+  if (!path || !field.column) return null;
   const [first, second] = path.split('.') as [string, string];
   const via = model.fields.get(first);
   if (via?.kind !== 'fk') throw new Error(`${model.label}.${field.name}: filled_from ${path}: ${first} is not a foreign key of ${model.label}`);
   const from = via.target.fields.get(second);
-  if (from?.kind !== 'fk' || from.target !== field.target) throw new Error(`${model.label}.${field.name}: filled_from ${path}: ${second} is not a foreign key of ${via.target.label} to ${field.target.label}`);
-  return { field, via, from };
+  if (!from?.column || !sameKind(field, from)) throw new Error(`${model.label}.${field.name}: filled_from ${path}: ${second} is not a field of ${via.target.label} holding what ${field.name} holds`);
+  const onCreateOnly = (def.type === 'fk' || def.type === 'choice') && def.filled_on_create === true;
+  return { field: field as ResolvedField & { column: string }, via, from: from as ResolvedField & { column: string }, onCreateOnly };
 }
 
 /**
@@ -30,21 +40,22 @@ export function fillRoute(model: ResolvedModel, field: FkField): FillRoute | nul
  */
 export async function fillFromRelated(db: Db, model: ResolvedModel, columns: Record<string, unknown>, mode: WriteMode, id: number | undefined): Promise<void> {
   for (const field of model.fieldList) {
-    if (field.kind !== 'fk') continue;
+    if (field.kind !== 'fk' && field.kind !== 'choice') continue;
     const route = fillRoute(model, field);
-    if (!route) continue;
+    if (!route || (route.onCreateOnly && mode !== 'create')) continue;
     const own = route.field.column;
     const through = route.via.column;
     // A change touching neither foreign key leaves the row as it was.
     if (mode !== 'create' && !(own in columns) && !(through in columns)) continue;
     const current = mode === 'create' || id === undefined
       ? undefined
-      : (await runRows<{ own: number | null; through: number | null }>(db, sql`SELECT ${ident(own)} AS "own", ${ident(through)} AS "through" FROM ${ident(model.table)} WHERE "id" = ${id}::bigint`))[0];
+      : (await runRows<{ own: unknown; through: unknown }>(db, sql`SELECT ${ident(own)} AS "own", ${ident(through)} AS "through" FROM ${ident(model.table)} WHERE "id" = ${id}::bigint`))[0];
     const ownValue = own in columns ? columns[own] : current?.own ?? null;
     const throughValue = through in columns ? columns[through] : current?.through ?? null;
-    if (ownValue !== null && ownValue !== undefined) continue;
+    // Unset: null, or a blank choice.
+    if (ownValue !== null && ownValue !== undefined && ownValue !== '') continue;
     if (throughValue === null || throughValue === undefined) continue;
-    const [row] = await runRows<{ v: number | null }>(db, sql`SELECT ${ident(route.from.column)} AS "v" FROM ${ident(route.via.target.table)} WHERE "id" = ${Number(throughValue)}::bigint FOR SHARE`);
-    if (row?.v !== null && row?.v !== undefined) columns[own] = row.v;
+    const [row] = await runRows<{ v: unknown }>(db, sql`SELECT ${ident(route.from.column)} AS "v" FROM ${ident(route.via.target.table)} WHERE "id" = ${Number(throughValue)}::bigint FOR SHARE`);
+    if (row?.v !== null && row?.v !== undefined && row.v !== '') columns[own] = row.v;
   }
 }

@@ -101,9 +101,13 @@ export type Field = {
         feature: 'journaling' | 'bookmarks' | 'image_attachments' | 'contacts';
       };
   /**
-   * A foreign key of the model and a foreign key of its target (cluster.site): a write that leaves this foreign key unset while that one is set fills it from there, as NetBox's save() does (a virtual machine's site from its cluster).
+   * A foreign key of the model and a field of its target of the same kind (cluster.site, device_type.airflow): a write that leaves this field unset while that one is set fills it from there, as NetBox's save() does (a virtual machine's site from its cluster). On foreign keys and choice fields.
    */
   filled_from?: string;
+  /**
+   * With filled_from: fill on create only, as NetBox's save() does for `is_new` (a device's platform from its type's default platform).
+   */
+  filled_on_create?: boolean;
   /**
    * What deleting the target does: protect (refuse), cascade (delete this row too), set_null (clear the reference); keep (generic_fk only): the type and id stay as they were and the relation shows null once the target is gone (the change log's changed_object).
    */
