@@ -15,7 +15,7 @@ import { describeDatabaseUrl, waitForDatabase } from './database/wait-for-databa
 import { migrate } from './migrations/migrator';
 import { filterTable } from './filters/filter-table';
 import { checkDefinitionChecks, compileChecks } from './validation/definition-checks';
-import { fillRoute } from './writes/filled-from';
+import { clearedWithout, fillRoute } from './writes/filled-from';
 import { checkDeclaredFilter } from './filters/domain-filters';
 import { FaultCollector } from './definitions/fault-collector';
 
@@ -35,6 +35,7 @@ export function loadRegistry(schemaDir: string): Registry {
     checkDefinitionChecks(model, faults);
     for (const field of model.fieldList) {
       if ((field.def.type === 'fk' || field.def.type === 'choice') && field.def.filled_from) faults.attempt(model.file, `/fields/${field.name}/filled_from`, () => fillRoute(model, field));
+      if ((field.def.type === 'fk' || field.def.type === 'choice') && field.def.cleared_without) faults.attempt(model.file, `/fields/${field.name}/cleared_without`, () => clearedWithout(model, field));
     }
   }
   checkDetailActions(registry, faults);

@@ -1,5 +1,5 @@
 import type { FkField, ResolvedField, ResolvedModel } from '../definitions/registry-types';
-import { ident, sql } from '../sql/fragment';
+import { ident, join, sql } from '../sql/fragment';
 import { runRows } from '../database/run';
 import type { Db } from '../database/db';
 import type { WriteMode } from './prepare-write';
@@ -57,5 +57,42 @@ export async function fillFromRelated(db: Db, model: ResolvedModel, columns: Rec
     if (throughValue === null || throughValue === undefined) continue;
     const [row] = await runRows<{ v: unknown }>(db, sql`SELECT ${ident(route.from.column)} AS "v" FROM ${ident(route.via.target.table)} WHERE "id" = ${Number(throughValue)}::bigint FOR SHARE`);
     if (row?.v !== null && row?.v !== undefined && row.v !== '') columns[own] = row.v;
+  }
+}
+
+/** The stored columns of a field's `cleared_without` fields, checked at startup: the field may be null, each named field is stored. */
+export function clearedWithout(model: ResolvedModel, field: ResolvedField): string[] | null {
+  const def = field.def;
+  const names = def.type === 'fk' || def.type === 'choice' ? def.cleared_without : undefined;
+  if (!names) return null;
+  if (!field.nullable || !field.column) throw new Error(`${model.label}.${field.name}: cleared_without clears to null, and the field cannot be null`);
+  return names.map((name) => {
+    const f = model.fields.get(name);
+    if (!f?.column || f.array) throw new Error(`${model.label}.${field.name}: cleared_without names ${name}, not a single stored field of ${model.label}`);
+    return f.column;
+  });
+}
+
+const unset = (v: unknown) => v === null || v === undefined || v === '';
+
+/**
+ * NetBox's save() clearing a field that means nothing without others (a cable's length unit without a
+ * length): after the write, when every field named is unset, so is this one. A change touching none of
+ * them leaves the row as it was.
+ */
+export async function clearWithout(db: Db, model: ResolvedModel, columns: Record<string, unknown>, mode: WriteMode, id: number | undefined): Promise<void> {
+  for (const field of model.fieldList) {
+    if (field.kind !== 'fk' && field.kind !== 'choice') continue;
+    const others = clearedWithout(model, field);
+    if (!others || !field.column) continue;
+    const own = field.column;
+    const touched = [own, ...others].filter((c) => c in columns);
+    if (mode !== 'create' && !touched.length) continue;
+    const missing = [own, ...others].filter((c) => !(c in columns));
+    const current = mode === 'create' || id === undefined || !missing.length
+      ? {}
+      : (await runRows<Record<string, unknown>>(db, sql`SELECT ${join(missing.map((c) => sql`${ident(c)}`))} FROM ${ident(model.table)} WHERE "id" = ${id}::bigint`))[0] ?? {};
+    const after = (c: string) => (c in columns ? columns[c] : current[c]);
+    if (!unset(after(own)) && others.every((c) => unset(after(c)))) columns[own] = null;
   }
 }

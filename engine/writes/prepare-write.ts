@@ -8,7 +8,7 @@ import { missingIds, resolveRelated } from '../validation/resolve-related';
 import { findBadString } from '../validation/string-hygiene';
 import { hashPassword } from '../auth/passwords';
 import { prepareCustomFields, type CustomFieldDef } from '../validation/custom-field-values';
-import { fillFromRelated } from './filled-from';
+import { clearWithout, fillFromRelated } from './filled-from';
 import { coerceBody } from '../validation/coerce-values';
 import { linearRegex } from '../validation/linear-regex';
 import { mediaTypeProblem } from '../validation/media-type';
@@ -221,6 +221,7 @@ export async function prepareWrite(
   }
   if (hasErrors(errors)) return { ok: false, errors };
   await fillFromRelated(db, model, columns, mode, opts.id);
+  await clearWithout(db, model, columns, mode, opts.id);
   return { ok: true, write: { columns, links, children, mergeColumns } };
 }
 

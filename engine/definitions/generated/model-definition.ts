@@ -105,6 +105,12 @@ export type Field = {
    */
   filled_from?: string;
   /**
+   * Stored fields of the model: a write leaving all of them unset clears this one, as NetBox's save() does (a cable's length_unit without a length; an interface's untagged_vlan without a mode). On foreign keys and choice fields that may be null.
+   *
+   * @minItems 1
+   */
+  cleared_without?: [string, ...string[]];
+  /**
    * With filled_from: fill on create only, as NetBox's save() does for `is_new` (a device's platform from its type's default platform).
    */
   filled_on_create?: boolean;
