@@ -93,6 +93,12 @@ export async function clearWithout(db: Db, model: ResolvedModel, columns: Record
       ? {}
       : (await runRows<Record<string, unknown>>(db, sql`SELECT ${join(missing.map((c) => sql`${ident(c)}`))} FROM ${ident(model.table)} WHERE "id" = ${id}::bigint`))[0] ?? {};
     const after = (c: string) => (c in columns ? columns[c] : current[c]);
-    if (!unset(after(own)) && others.every((c) => unset(after(c)))) columns[own] = null;
+    if (unset(after(own)) || !others.every((c) => unset(after(c)))) continue;
+    // A foreign key naming no row is refused as ever (by its constraint), not cleared into acceptance.
+    if (field.kind === 'fk' && own in columns) {
+      const [found] = await runRows<{ n: number }>(db, sql`SELECT count(*)::int AS "n" FROM ${ident(field.target.table)} WHERE "id" = ${Number(columns[own])}::bigint`);
+      if (!found?.n) continue;
+    }
+    columns[own] = null;
   }
 }
