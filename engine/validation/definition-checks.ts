@@ -181,10 +181,14 @@ function withinColumns(model: ResolvedModel, rule: NoOverlap): string[] {
  * taken (by a statement of its own, so this statement's snapshot sees every writer that held it before).
  */
 function overlapping(model: ResolvedModel, rule: NoOverlap, what: Sql, settings: RuleSettings): Sql {
+  // Rows of one request are judged as NetBox saves them, one after the other: a row meets the rows
+  // written before it and those stored, not the ones the request writes after it ("req"."ids", in
+  // request order; empty for a report, where every row meets every other).
+  const earlier = (alias: string) => sql`COALESCE(array_position("req"."ids", ${column(alias, 'id')}), 0) < COALESCE(array_position("req"."ids", ${column('t', 'id')}), 1)`;
   const others = (alias: string) => {
     const same = withinColumns(model, rule).map((c) => sql`${column(alias, c)} IS NOT DISTINCT FROM ${column('t', c)}`);
     const meets = [sql`${spanValue(model, alias, rule.start, rule.compare)} <= ${spanValue(model, 't', rule.end, rule.compare)}`, sql`${spanValue(model, alias, rule.end, rule.compare)} >= ${spanValue(model, 't', rule.start, rule.compare)}`];
-    return and([sql`${column(alias, 'id')} <> ${column('t', 'id')}`, ...same, ...meets]);
+    return and([sql`${column(alias, 'id')} <> ${column('t', 'id')}`, ...same, ...meets, earlier(alias)]);
   };
   const exempt = exemptColumn(model, rule);
   // As NetBox's IPAddress.clean(): a row holding an exempt value is refused still when any row it meets
@@ -269,7 +273,7 @@ export async function runChecks(db: Db, model: ResolvedModel, id: number, settin
   const c = compileChecks(model, settings);
   if (!c) return {};
   if (c.lock) await runRows(db, c.lock(sql`${[id]}::bigint[]`));
-  const [row] = await runRows<Record<string, unknown>>(db, sql`SELECT ${c.columns} FROM ${c.table} AS "t" WHERE "t"."id" = ${id}::bigint`);
+  const [row] = await runRows<Record<string, unknown>>(db, sql`SELECT ${c.columns} FROM ${c.table} AS "t" CROSS JOIN (SELECT ${[id]}::bigint[] AS "ids") AS "req" WHERE "t"."id" = ${id}::bigint`);
   return row ? verdicts(c, row) : {};
 }
 
@@ -279,7 +283,7 @@ export async function runChecksOnMany(db: Db, model: ResolvedModel, ids: readonl
   const c = compileChecks(model, settings);
   if (!c || !ids.length) return out;
   if (c.lock) await runRows(db, c.lock(sql`${[...ids]}::bigint[]`));
-  const rows = await runRows<Record<string, unknown>>(db, sql`SELECT "t"."id" AS "id", ${c.columns} FROM ${c.table} AS "t" WHERE "t"."id" = ANY(${[...ids]}::bigint[])`);
+  const rows = await runRows<Record<string, unknown>>(db, sql`SELECT "t"."id" AS "id", ${c.columns} FROM ${c.table} AS "t" CROSS JOIN (SELECT ${[...ids]}::bigint[] AS "ids") AS "req" WHERE "t"."id" = ANY("req"."ids")`);
   for (const row of rows) {
     const errors = verdicts(c, row);
     if (Object.keys(errors).length) out.set(Number(row.id), errors);
@@ -340,7 +344,7 @@ export interface BrokenRow {
 export async function brokenRows(db: Db, model: ResolvedModel, settings: RuleSettings): Promise<BrokenRow[]> {
   const c = compileChecks(model, settings);
   if (!c) return [];
-  const rows = await runRows<Record<string, unknown>>(db, sql`SELECT "t"."id" AS "id", ${displaySql(model, 't')} AS "display", ${c.columns} FROM ${c.table} AS "t" ORDER BY "t"."id"`);
+  const rows = await runRows<Record<string, unknown>>(db, sql`SELECT "t"."id" AS "id", ${displaySql(model, 't')} AS "display", ${c.columns} FROM ${c.table} AS "t" CROSS JOIN (SELECT '{}'::bigint[] AS "ids") AS "req" ORDER BY "t"."id"`);
   return rows.flatMap((row) => {
     const errors = verdicts(c, row);
     return Object.keys(errors).length ? [{ id: Number(row.id), display: String(row.display), errors }] : [];
