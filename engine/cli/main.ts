@@ -46,7 +46,7 @@ export async function main(argv: string[]): Promise<number> {
         console.log(applied.length ? `applied: ${applied.join(', ')}` : 'no migrations to apply');
         // Rows from before a rule existed stay; the operator is told which, and the migration still succeeds.
         const broken = await reportBrokenRows(db.knex, registry, config, (line) => console.warn(`warning: ${line}`));
-        if (broken) console.warn(`warning: ${broken} stored row${broken === 1 ? '' : 's'} break${broken === 1 ? 's' : ''} a rule of its definition; writes to them will be refused until they are fixed`);
+        if (broken) console.warn(`warning: ${broken} stored row${broken === 1 ? '' : 's'} break${broken === 1 ? 's' : ''} a rule of ${broken === 1 ? 'its' : 'their'} definition; writes to ${broken === 1 ? 'it' : 'them'} will be refused until fixed`);
       } finally {
         await db.close();
       }
@@ -76,7 +76,7 @@ export async function main(argv: string[]): Promise<number> {
       const { db } = await openMigrated(config);
       try {
         const broken = await reportBrokenRows(db.knex, registry, config, (line) => console.log(line));
-        console.log(broken ? `${broken} stored row${broken === 1 ? '' : 's'} break${broken === 1 ? 's' : ''} a rule of its definition` : 'every stored row keeps the rules of its definition');
+        console.log(broken ? `${broken} stored row${broken === 1 ? '' : 's'} break${broken === 1 ? 's' : ''} a rule of ${broken === 1 ? 'its' : 'their'} definition` : 'every stored row keeps the rules of its definition');
         return broken ? 1 : 0;
       } finally {
         await db.close();
