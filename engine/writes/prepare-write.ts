@@ -331,6 +331,8 @@ function convertScalar(field: ResolvedField, value: unknown): unknown {
       case 'date':
       case 'datetime':
         return Number.isNaN(Date.parse(String(v))) ? new BadValue(field.kind === 'date' ? 'Date has wrong format. Use one of these formats instead: YYYY-MM-DD.' : 'Datetime has wrong format.') : v;
+      case 'string':
+        return field.def.type === 'string' && field.def.lowercase && typeof v === 'string' ? v.toLowerCase() : v;
       case 'password':
         return hashPassword(String(v));
       default:

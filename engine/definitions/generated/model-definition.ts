@@ -105,6 +105,10 @@ export type Field = {
    */
   filled_from?: string;
   /**
+   * A string stored in lower case whatever case it is written in, as NetBox's save() stores an IP address's dns_name.
+   */
+  lowercase?: boolean;
+  /**
    * Stored fields of the model: a write leaving all of them unset clears this one, as NetBox's save() does (a cable's length_unit without a length; an interface's untagged_vlan without a mode). On foreign keys and choice fields that may be null.
    *
    * @minItems 1
