@@ -15,6 +15,7 @@ import { describeDatabaseUrl, waitForDatabase } from './database/wait-for-databa
 import { migrate } from './migrations/migrator';
 import { filterTable } from './filters/filter-table';
 import { checkDefinitionChecks, compileChecks } from './validation/definition-checks';
+import { clearedWithout, fillRoute } from './writes/filled-from';
 import { checkDeclaredFilter } from './filters/domain-filters';
 import { checkTargetFilters } from './filters/check-target-filters';
 import { FaultCollector } from './definitions/fault-collector';
@@ -33,6 +34,10 @@ export function loadRegistry(schemaDir: string): Registry {
       if (!faults.has(model.file, `/filters/${name}`)) faults.attempt(model.file, `/filters/${name}`, () => checkDeclaredFilter(model, name, spec));
     }
     checkDefinitionChecks(model, faults);
+    for (const field of model.fieldList) {
+      if ((field.def.type === 'fk' || field.def.type === 'choice') && field.def.filled_from) faults.attempt(model.file, `/fields/${field.name}/filled_from`, () => fillRoute(model, field));
+      if ((field.def.type === 'fk' || field.def.type === 'choice') && field.def.cleared_without) faults.attempt(model.file, `/fields/${field.name}/cleared_without`, () => clearedWithout(model, field));
+    }
   }
   checkTargetFilters(registry, faults);
   checkDetailActions(registry, faults);

@@ -55,6 +55,8 @@ export interface Config {
    * false: every write is transactional. The two give the same rows, change log and events (tests prove it).
    */
   oneStatementWrites: boolean;
+  /** NetBox's ENFORCE_GLOBAL_UNIQUE: duplicate prefixes and IP addresses are refused in the global table (no VRF) too. */
+  enforceGlobalUnique: boolean;
   /** Where definitions and migrations are read from. */
   schemaDir: string;
   migrationsDir: string;
@@ -150,6 +152,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rejectUnknownFields: bool(env, 'PATCHBAY_REJECT_UNKNOWN_FIELDS', false),
     strictFiltering: bool(env, 'STRICT_FILTERING', false),
     oneStatementWrites: bool(env, 'PATCHBAY_ONE_STATEMENT_WRITES', true),
+    enforceGlobalUnique: bool(env, 'ENFORCE_GLOBAL_UNIQUE', true),
     bulkMaxObjects: int(env, 'PATCHBAY_BULK_MAX_OBJECTS', 10_000),
     templateTimeoutMs: seconds(env, 'PATCHBAY_TEMPLATE_TIMEOUT', 5),
     templateMaxOutput: Math.max(1024, int(env, 'PATCHBAY_TEMPLATE_MAX_OUTPUT', 10_485_760)),

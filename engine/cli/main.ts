@@ -2,6 +2,7 @@ import { loadConfig } from '../config';
 import { loadRegistry, openDatabase, openMigrated } from '../boot';
 import { makeMigrations } from './makemigrations';
 import { check } from './check';
+import { reportBrokenRows } from './check-data';
 import { createSuperuser } from './createsuperuser';
 import { migrate } from '../migrations/migrator';
 import { serve } from '../../server';
@@ -15,6 +16,8 @@ const USAGE = `usage: patchbay <command>
   makemigrations [--check]      write the migration schema/ needs; --check fails if one is missing
   generate [--check]            regenerate TypeScript types and docs from schema/; --check fails if stale
   check                         check every definition without a database; prints each fault as file:pointer: reason
+  check --data                  list the stored rows that break a rule of their definition (duplicate IP addresses
+                                and prefixes from before unique IP space was enforced); exits 1 if any
   worker                        dispatch the event outbox (webhooks) until stopped; needs DATABASE_URL
   createsuperuser --username U --password P [--token KEY]
                                 create a superuser and an API token; prints the token key`;
@@ -36,11 +39,14 @@ export async function main(argv: string[]): Promise<number> {
       return 0;
     }
     case 'migrate': {
-      loadRegistry(config.schemaDir);
+      const registry = loadRegistry(config.schemaDir);
       const db = await openDatabase(config);
       try {
         const applied = await migrate(db.knex, config.migrationsDir);
         console.log(applied.length ? `applied: ${applied.join(', ')}` : 'no migrations to apply');
+        // Rows from before a rule existed stay; the operator is told which, and the migration still succeeds.
+        const broken = await reportBrokenRows(db.knex, registry, config, (line) => console.warn(`warning: ${line}`));
+        if (broken) console.warn(`warning: ${broken} stored row${broken === 1 ? '' : 's'} break${broken === 1 ? 's' : ''} a rule of ${broken === 1 ? 'its' : 'their'} definition; writes to ${broken === 1 ? 'it' : 'them'} will be refused until fixed`);
       } finally {
         await db.close();
       }
@@ -64,8 +70,18 @@ export async function main(argv: string[]): Promise<number> {
       });
       return 0;
     }
-    case 'check':
-      return check(config);
+    case 'check': {
+      if (!args.includes('--data')) return check(config);
+      const registry = loadRegistry(config.schemaDir);
+      const { db } = await openMigrated(config);
+      try {
+        const broken = await reportBrokenRows(db.knex, registry, config, (line) => console.log(line));
+        console.log(broken ? `${broken} stored row${broken === 1 ? '' : 's'} break${broken === 1 ? 's' : ''} a rule of ${broken === 1 ? 'its' : 'their'} definition` : 'every stored row keeps the rules of its definition');
+        return broken ? 1 : 0;
+      } finally {
+        await db.close();
+      }
+    }
     case 'makemigrations':
       return makeMigrations(config, args.includes('--check'));
     case 'generate': {

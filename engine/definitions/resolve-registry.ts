@@ -411,6 +411,9 @@ function resolveModelLists(model: ResolvedModel, file: string, registry: Registr
   });
   (def.checks ?? []).forEach((c, i) => at(`/checks/${i}/message`, () => templateProblems(model, c.message, c.at_most !== undefined ? ['count'] : []).forEach((p) => faults.add(file, `/checks/${i}/message`, p))));
   (def.no_overlap ?? []).forEach((o, i) => at(`/no_overlap/${i}/message`, () => templateProblems(model, o.message, ['other']).forEach((p) => faults.add(file, `/no_overlap/${i}/message`, p))));
+  (def.no_overlap ?? []).forEach((o, i) => {
+    if (o.message_when_unset !== undefined) at(`/no_overlap/${i}/message_when_unset`, () => templateProblems(model, o.message_when_unset!, ['other']).forEach((p) => faults.add(file, `/no_overlap/${i}/message_when_unset`, p)));
+  });
   for (const [alias, canonical] of model.writeAliases) {
     const target = model.fields.get(canonical);
     if (!target || target.readOnly) faults.add(file, `/write_aliases/${alias}`, `unknown field "${canonical}" (an alias names a writable field)`);

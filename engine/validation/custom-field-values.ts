@@ -5,6 +5,7 @@ import { linearTest } from './linear-regex';
 import { ISO_DATE, ISO_DATETIME, withinCalendar } from './calendar';
 import { expandChoices } from './choice-set-choices';
 import type { Db } from '../database/db';
+import { parsePk, resolveRelated } from './resolve-related';
 
 
 /** A custom field definition as validating values needs it. */
@@ -69,6 +70,40 @@ function setName(def: CustomFieldDef): string {
   return def.choice_set?.name ?? 'None';
 }
 
+
+/** A decimal as Python's Decimal() reads a string (NaN and Infinity aside: they are no amounts). */
+const DECIMAL_TEXT = /^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$/;
+
+/**
+ * A value as a client may send it, in the form it is stored and checked in: what NetBox's
+ * CustomField.validate() accepts besides the plain JSON type. A decimal given as a string ("7.5", as
+ * Decimal() reads it) is stored as the number; a boolean given as 1 or 0 (Python's `in [True, False, 1, 0]`)
+ * as true or false; an object given as a numeric string or {"id": n} (the nested serializer NetBox runs it
+ * through) as its id. Anything else is left for customFieldValueProblem to refuse.
+ */
+export function clientCustomFieldValue(def: CustomFieldDef, v: unknown): unknown {
+  switch (def.type) {
+    case 'decimal':
+      return typeof v === 'string' && DECIMAL_TEXT.test(v) && Number.isFinite(Number(v)) ? Number(v) : v;
+    case 'boolean':
+      return v === 1 ? true : v === 0 ? false : v;
+    case 'object':
+      return objectId(v);
+    case 'multiobject':
+      return Array.isArray(v) ? v.map(objectId) : v;
+    default:
+      return v;
+  }
+}
+
+function objectId(v: unknown): unknown {
+  if (typeof v === 'string') return parsePk(v) ?? v;
+  if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
+    const keys = Object.keys(v);
+    if (keys.length === 1 && keys[0] === 'id') return parsePk((v as { id: unknown }).id) ?? v;
+  }
+  return v;
+}
 
 /** Why a value does not fit its custom field, or null. (Existence of object references is checked separately.) */
 export function customFieldValueProblem(def: CustomFieldDef, v: unknown): string | null {
@@ -137,9 +172,15 @@ export async function prepareCustomFields(
       errors.push(`Unknown field name '${name}' in custom field data.`);
       continue;
     }
-    const p = customFieldValueProblem(def, value);
+    const given = await withAttributesResolved(db, registry, def, clientCustomFieldValue(def, value));
+    if (typeof given === 'string' && def.type.endsWith('object')) {
+      errors.push(`Invalid value for custom field '${name}': ${given}`);
+      continue;
+    }
+    const stored = typeof given === 'object' && given !== null && 'value' in given ? given.value : value;
+    const p = customFieldValueProblem(def, stored);
     if (p) errors.push(`Invalid value for custom field '${name}': ${p}`);
-    else out[name] = value === '' ? null : value;
+    else out[name] = stored === '' ? null : stored;
   }
   if (creating) {
     for (const def of defs) {
@@ -159,4 +200,29 @@ export async function prepareCustomFields(
     if (found?.n !== new Set(ids).size) errors.push(`Invalid value for custom field '${def.name}': object does not exist.`);
   }
   return errors.length ? { ok: false, errors } : { ok: true, value: out };
+}
+
+/**
+ * An object (or each of a multi-object field's objects) given by its attributes ({"name": "x"}), found as
+ * NetBox's nested serializer finds it: {value} with the ids in place, or the message when one is not
+ * found (or is ambiguous). Values of other fields pass through as {value}.
+ */
+async function withAttributesResolved(db: Db, registry: Registry, def: CustomFieldDef, v: unknown): Promise<{ value: unknown } | string> {
+  const target = def.object_type ? registry.models.get(def.object_type) : undefined;
+  if (!target || (def.type !== 'object' && def.type !== 'multiobject')) return { value: v };
+  const isAttrs = (x: unknown) => x !== null && typeof x === 'object' && !Array.isArray(x);
+  const one = async (x: unknown): Promise<{ value: unknown } | string> => {
+    if (!isAttrs(x)) return { value: x };
+    const found = await resolveRelated(db, target, x);
+    return found.ok ? { value: found.id } : found.message;
+  };
+  if (def.type === 'object') return one(v);
+  if (!Array.isArray(v) || !v.some(isAttrs)) return { value: v };
+  const out: unknown[] = [];
+  for (const x of v) {
+    const r = await one(x);
+    if (typeof r === 'string') return r;
+    out.push(r.value);
+  }
+  return { value: out };
 }

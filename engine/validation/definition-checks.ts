@@ -6,6 +6,7 @@ import { displaySql } from '../reads/object-json';
 import { runRows } from '../database/run';
 import type { FaultCollector } from '../definitions/fault-collector';
 import type { Db } from '../database/db';
+import type { Config } from '../config';
 
 
 /**
@@ -110,7 +111,7 @@ function brokenWhen(model: ResolvedModel, check: Check): Sql {
 }
 
 interface CompiledChecks {
-  /** Every check's verdict ("c0"...), every overlap's ("o0", with the other row's display "d0") and placeholder value ("v0"...), for the row "t". */
+  /** Every check's verdict ("c0"...), every overlap's other row's display ("d0", and "u0": true where its enforcing path is unset) and placeholder value ("v0"...), for the row "t". */
   columns: Sql;
   table: Sql;
   checks: Check[];
@@ -124,13 +125,52 @@ interface CompiledChecks {
 
 type NoOverlap = NonNullable<ModelDefinition['no_overlap']>[number];
 
-const compiled = new WeakMap<ResolvedModel, CompiledChecks | null>();
+/**
+ * The settings a definition may name (`enforced_when_unset`), by NetBox's names. They vary with the
+ * configuration, not the definition, so a model's statement is built once for each set of values.
+ */
+export interface RuleSettings {
+  ENFORCE_GLOBAL_UNIQUE: boolean;
+}
 
-/** A span's end point compared as an address (whatever its mask) for inet and cidr fields, else as stored. */
-function spanValue(model: ResolvedModel, alias: string, name: string): Sql {
+export const DEFAULT_RULE_SETTINGS: RuleSettings = { ENFORCE_GLOBAL_UNIQUE: true };
+
+export function ruleSettings(config: Pick<Config, 'enforceGlobalUnique'>): RuleSettings {
+  return { ENFORCE_GLOBAL_UNIQUE: config.enforceGlobalUnique };
+}
+
+const compiled = new WeakMap<ResolvedModel, Map<string, CompiledChecks | null>>();
+
+/** A span's end point compared as an address (whatever its mask) for inet and cidr fields unless the rule compares values, else as stored. */
+function spanValue(model: ResolvedModel, alias: string, name: string, compare: NoOverlap['compare'] = 'address'): Sql {
   const f = model.fields.get(name);
   if (!f?.column) throw new Error(`${model.label}: no_overlap names ${name}, not a stored field`);
-  return f.kind === 'inet' || f.kind === 'cidr' ? sql`host(${column(alias, f.column)})::inet` : column(alias, f.column);
+  if (compare === 'value' && f.kind !== 'inet' && f.kind !== 'cidr') throw new Error(`${model.label}: no_overlap compare "value" is for inet and cidr fields; ${name} is compared as stored already`);
+  return (f.kind === 'inet' || f.kind === 'cidr') && compare === 'address' ? sql`host(${column(alias, f.column)})::inet` : column(alias, f.column);
+}
+
+/** The stored column of an `exempt` field and its values as text. */
+function exemptColumn(model: ResolvedModel, rule: NoOverlap): { column: string; values: string[] } | null {
+  if (!rule.exempt) return null;
+  const [name, values] = Object.entries(rule.exempt)[0]!;
+  const f = model.fields.get(name);
+  if (!f?.column || f.array) throw new Error(`${model.label}: no_overlap exempt names ${name}, not a single stored field of the model`);
+  const known = f.kind === 'choice' ? f.choices : undefined;
+  const texts = known ? new Set([...known.labels.keys()].map(String)) : null;
+  for (const v of values) if (texts && !texts.has(String(v))) throw new Error(`${model.label}: no_overlap exempt value ${JSON.stringify(v)} is not a choice of ${name}`);
+  return { column: f.column, values: values.map(String) };
+}
+
+/** Whether the rule holds for the row "t": its `enforced_by` path where set, else the named setting (true without `enforced_by`). */
+function enforced(model: ResolvedModel, rule: NoOverlap, settings: RuleSettings): Sql {
+  if (!rule.enforced_by) {
+    if (rule.enforced_when_unset || rule.message_when_unset) throw new Error(`${model.label}: no_overlap enforced_when_unset and message_when_unset need enforced_by`);
+    return sql`TRUE`;
+  }
+  const route = resolvePath(model, rule.enforced_by);
+  if (route.field.kind !== 'boolean') throw new Error(`${model.label}: no_overlap enforced_by ${rule.enforced_by} must end on a boolean field`);
+  const fallback = rule.enforced_when_unset ? settings[rule.enforced_when_unset] : false;
+  return sql`COALESCE((${valueAt(model, rule.enforced_by, true)}), ${fallback}::boolean)`;
 }
 
 function withinColumns(model: ResolvedModel, rule: NoOverlap): string[] {
@@ -145,10 +185,29 @@ function withinColumns(model: ResolvedModel, rule: NoOverlap): string[] {
  * Another row of the same scope whose span meets this one's. Read after the scope's advisory lock was
  * taken (by a statement of its own, so this statement's snapshot sees every writer that held it before).
  */
-function overlapping(model: ResolvedModel, rule: NoOverlap, what: Sql): Sql {
-  const same = withinColumns(model, rule).map((c) => sql`${column('o', c)} IS NOT DISTINCT FROM ${column('t', c)}`);
-  const meets = [sql`${spanValue(model, 'o', rule.start)} <= ${spanValue(model, 't', rule.end)}`, sql`${spanValue(model, 'o', rule.end)} >= ${spanValue(model, 't', rule.start)}`];
-  return sql`(SELECT ${what} FROM ${ident(model.table)} AS "o" WHERE ${column('o', 'id')} <> ${column('t', 'id')} AND ${and([...same, ...meets])} ORDER BY ${column('o', 'id')} LIMIT 1)`;
+function overlapping(model: ResolvedModel, rule: NoOverlap, what: Sql, settings: RuleSettings): Sql {
+  // Rows of one request are judged as NetBox saves them, one after the other: a row meets the rows
+  // written before it and those stored, not the ones the request writes after it ("req"."ids", in
+  // request order; empty for a report, where every row meets every other).
+  const earlier = (alias: string) => sql`COALESCE(array_position("req"."ids", ${column(alias, 'id')}), 0) < COALESCE(array_position("req"."ids", ${column('t', 'id')}), 1)`;
+  const others = (alias: string) => {
+    const same = withinColumns(model, rule).map((c) => sql`${column(alias, c)} IS NOT DISTINCT FROM ${column('t', c)}`);
+    const meets = [sql`${spanValue(model, alias, rule.start, rule.compare)} <= ${spanValue(model, 't', rule.end, rule.compare)}`, sql`${spanValue(model, alias, rule.end, rule.compare)} >= ${spanValue(model, 't', rule.start, rule.compare)}`];
+    return and([sql`${column(alias, 'id')} <> ${column('t', 'id')}`, ...same, ...meets, earlier(alias)]);
+  };
+  const exempt = exemptColumn(model, rule);
+  // As NetBox's IPAddress.clean(): a row holding an exempt value is refused still when any row it meets
+  // does not hold one; the row told is then the first it meets, exempt or not.
+  const conflict = exempt
+    ? sql`(NOT COALESCE(${column('t', exempt.column)}::text = ANY(${exempt.values}::text[]), FALSE) OR EXISTS (SELECT 1 FROM ${ident(model.table)} AS "e" WHERE ${others('e')} AND NOT COALESCE(${column('e', exempt.column)}::text = ANY(${exempt.values}::text[]), FALSE)))`
+    : sql`TRUE`;
+  // First in the model's own terms (NetBox's `.first()` over start, then id).
+  return sql`(SELECT ${what} FROM ${ident(model.table)} AS "o" WHERE ${others('o')} AND ${enforced(model, rule, settings)} AND ${conflict} ORDER BY ${column('o', model.fields.get(rule.start)!.column!)}, ${column('o', 'id')} LIMIT 1)`;
+}
+
+/** True where the rule's `enforced_by` path is unset on the row "t" (the message_when_unset case). */
+function enforcingUnset(model: ResolvedModel, rule: NoOverlap): Sql {
+  return rule.enforced_by ? sql`(${valueAt(model, rule.enforced_by)}) IS NULL` : sql`FALSE`;
 }
 
 /**
@@ -159,8 +218,11 @@ function overlapping(model: ResolvedModel, rule: NoOverlap, what: Sql): Sql {
  */
 function scopeLock(model: ResolvedModel, rules: NoOverlap[], caps: Array<{ check: Check; index: number }>): (ids: Sql) => Sql {
   const keys = rules.map((rule, i) => {
-    const cols = withinColumns(model, rule);
-    const scope = cols.length ? sql`concat_ws('|', ${join(cols.map((c) => sql`${column('t', c)}::text`))})` : sql`''`;
+    // A rule whose span is one value (a duplicate rule: start and end are one field) locks that value in
+    // its scope, not the whole scope: writers of other addresses of a VRF need not wait.
+    const point = rule.start === rule.end ? [sql`(${spanValue(model, 't', rule.start, rule.compare)})::text`] : [];
+    const parts = [...withinColumns(model, rule).map((c) => sql`${column('t', c)}::text`), ...point];
+    const scope = parts.length ? sql`concat_ws('|', ${join(parts)})` : sql`''`;
     return sql`SELECT hashtext(${`${model.label}#no_overlap${i}`}::text) AS "a", hashtext(${scope}) AS "b"`;
   });
   for (const { check, index } of caps) {
@@ -170,7 +232,6 @@ function scopeLock(model: ResolvedModel, rules: NoOverlap[], caps: Array<{ check
     sql`SELECT count(pg_advisory_xact_lock("k"."a", "k"."b")) FROM (SELECT DISTINCT "s"."a", "s"."b" FROM ${ident(model.table)} AS "t" CROSS JOIN LATERAL (${join(keys, ' UNION ALL ')}) AS "s" WHERE "t"."id" = ANY(${ids}) ORDER BY 1, 2) AS "k"`;
 }
 
-/** One statement per model: every check's verdict and every message placeholder's value. Built once, checked at startup. */
 /**
  * Builds each check and no_overlap rule of a model on its own, so each fault is kept at its rule's
  * pointer; a rule already found at fault when the definitions were resolved is not built again.
@@ -180,28 +241,32 @@ export function checkDefinitionChecks(model: ResolvedModel, faults: FaultCollect
     if (!faults.has(model.file, `/checks/${i}`)) faults.attempt(model.file, `/checks/${i}`, () => brokenWhen(model, c));
   });
   (model.def.no_overlap ?? []).forEach((o, i) => {
-    if (!faults.has(model.file, `/no_overlap/${i}`)) faults.attempt(model.file, `/no_overlap/${i}`, () => overlapping(model, o, sql`1`));
+    if (!faults.has(model.file, `/no_overlap/${i}`)) faults.attempt(model.file, `/no_overlap/${i}`, () => overlapping(model, o, sql`1`, DEFAULT_RULE_SETTINGS));
   });
 }
 
-export function compileChecks(model: ResolvedModel): CompiledChecks | null {
-  if (compiled.has(model)) return compiled.get(model)!;
+/** One statement per model (and set of rule settings): every check's verdict and every message placeholder's value. Built once, checked at startup. */
+export function compileChecks(model: ResolvedModel, settings: RuleSettings = DEFAULT_RULE_SETTINGS): CompiledChecks | null {
+  const key = JSON.stringify(settings);
+  let variants = compiled.get(model);
+  if (!variants) compiled.set(model, (variants = new Map()));
+  if (variants.has(key)) return variants.get(key)!;
   const checks = model.def.checks ?? [];
   const overlaps = model.def.no_overlap ?? [];
   let result: CompiledChecks | null = null;
   if (checks.length || overlaps.length) {
-    const messages = [...checks.map((c) => c.message), ...overlaps.map((o) => o.message)];
+    const messages = [...checks.map((c) => c.message), ...overlaps.flatMap((o) => [o.message, o.message_when_unset ?? ''])];
     const placeholders = [...new Set(messages.flatMap((m) => [...m.matchAll(PLACEHOLDER)].map((x) => x[1]!)))].filter((p) => p !== 'other' && p !== 'count');
     const caps = checks.flatMap((check, index) => (check.at_most !== undefined ? [{ check, index }] : []));
     const columns = join([
       ...checks.map((c, i) => sql`COALESCE((${brokenWhen(model, c)}), FALSE) AS ${ident(`c${i}`)}`),
-      ...overlaps.map((o, i) => sql`${overlapping(model, o, displaySql(model, 'o'))} AS ${ident(`d${i}`)}`),
+      ...overlaps.map((o, i) => sql`${overlapping(model, o, displaySql(model, 'o'), settings)} AS ${ident(`d${i}`)}, ${enforcingUnset(model, o)} AS ${ident(`u${i}`)}`),
       ...placeholders.map((p, i) => sql`(${valueAt(model, labelOf(model, p)?.path ?? p)})::text AS ${ident(`v${i}`)}`),
       ...caps.map(({ check, index }) => sql`${othersCounted(model, check)} AS ${ident(`n${index}`)}`),
     ]);
     result = { columns, table: ident(model.table), checks, overlaps, placeholders, labels: placeholders.map((p) => labelOf(model, p)?.labels), lock: overlaps.length || caps.length ? scopeLock(model, overlaps, caps) : null };
   }
-  compiled.set(model, result);
+  variants.set(key, result);
   return result;
 }
 
@@ -209,21 +274,21 @@ export function compileChecks(model: ResolvedModel): CompiledChecks | null {
  * The definition's checks on an object as written (inside the write's transaction, so related rows
  * written by the same request count): field -> messages; "non_field_errors" for rules without a field.
  */
-export async function runChecks(db: Db, model: ResolvedModel, id: number): Promise<Record<string, string[]>> {
-  const c = compileChecks(model);
+export async function runChecks(db: Db, model: ResolvedModel, id: number, settings: RuleSettings = DEFAULT_RULE_SETTINGS): Promise<Record<string, string[]>> {
+  const c = compileChecks(model, settings);
   if (!c) return {};
   if (c.lock) await runRows(db, c.lock(sql`${[id]}::bigint[]`));
-  const [row] = await runRows<Record<string, unknown>>(db, sql`SELECT ${c.columns} FROM ${c.table} AS "t" WHERE "t"."id" = ${id}::bigint`);
+  const [row] = await runRows<Record<string, unknown>>(db, sql`SELECT ${c.columns} FROM ${c.table} AS "t" CROSS JOIN (SELECT ${[id]}::bigint[] AS "ids") AS "req" WHERE "t"."id" = ${id}::bigint`);
   return row ? verdicts(c, row) : {};
 }
 
 /** runChecks for many objects in one statement: id -> field -> messages (objects without errors absent). */
-export async function runChecksOnMany(db: Db, model: ResolvedModel, ids: readonly number[]): Promise<Map<number, Record<string, string[]>>> {
+export async function runChecksOnMany(db: Db, model: ResolvedModel, ids: readonly number[], settings: RuleSettings = DEFAULT_RULE_SETTINGS): Promise<Map<number, Record<string, string[]>>> {
   const out = new Map<number, Record<string, string[]>>();
-  const c = compileChecks(model);
+  const c = compileChecks(model, settings);
   if (!c || !ids.length) return out;
   if (c.lock) await runRows(db, c.lock(sql`${[...ids]}::bigint[]`));
-  const rows = await runRows<Record<string, unknown>>(db, sql`SELECT "t"."id" AS "id", ${c.columns} FROM ${c.table} AS "t" WHERE "t"."id" = ANY(${[...ids]}::bigint[])`);
+  const rows = await runRows<Record<string, unknown>>(db, sql`SELECT "t"."id" AS "id", ${c.columns} FROM ${c.table} AS "t" CROSS JOIN (SELECT ${[...ids]}::bigint[] AS "ids") AS "req" WHERE "t"."id" = ANY("req"."ids")`);
   for (const row of rows) {
     const errors = verdicts(c, row);
     if (Object.keys(errors).length) out.set(Number(row.id), errors);
@@ -264,7 +329,29 @@ function verdicts(c: CompiledChecks, row: Record<string, unknown>): Record<strin
   c.overlaps.forEach((rule, i) => {
     const other = row[`d${i}`];
     if (other === null || other === undefined) return;
-    (errors[rule.field ?? 'non_field_errors'] ??= []).push(fill(rule.message, { other }));
+    const message = row[`u${i}`] === true && rule.message_when_unset ? rule.message_when_unset : rule.message;
+    (errors[rule.field ?? 'non_field_errors'] ??= []).push(fill(message, { other }));
   });
   return errors;
+}
+
+/** A stored row that breaks a rule of its definition (rows written before the rule existed: an upgrade). */
+export interface BrokenRow {
+  id: number;
+  display: string;
+  errors: Record<string, string[]>;
+}
+
+/**
+ * Every stored row of a model that breaks its checks or no_overlap rules, judged as a write would judge it
+ * but without the write's locks (a report, not a verdict): what `patchbay check --data` and `migrate` tell.
+ */
+export async function brokenRows(db: Db, model: ResolvedModel, settings: RuleSettings): Promise<BrokenRow[]> {
+  const c = compileChecks(model, settings);
+  if (!c) return [];
+  const rows = await runRows<Record<string, unknown>>(db, sql`SELECT "t"."id" AS "id", ${displaySql(model, 't')} AS "display", ${c.columns} FROM ${c.table} AS "t" CROSS JOIN (SELECT '{}'::bigint[] AS "ids") AS "req" ORDER BY "t"."id"`);
+  return rows.flatMap((row) => {
+    const errors = verdicts(c, row);
+    return Object.keys(errors).length ? [{ id: Number(row.id), display: String(row.display), errors }] : [];
+  });
 }

@@ -8,6 +8,7 @@ import { missingIds, resolveByKey, resolveRelated } from '../validation/resolve-
 import { findBadString } from '../validation/string-hygiene';
 import { hashPassword } from '../auth/passwords';
 import { prepareCustomFields, type CustomFieldDef } from '../validation/custom-field-values';
+import { clearWithout, fillFromRelated } from './filled-from';
 import { coerceBody } from '../validation/coerce-values';
 import { linearRegex } from '../validation/linear-regex';
 import { mediaTypeProblem } from '../validation/media-type';
@@ -231,6 +232,8 @@ export async function prepareWrite(
     }
   }
   if (hasErrors(errors)) return { ok: false, errors };
+  await fillFromRelated(db, model, columns, mode, opts.id);
+  await clearWithout(db, model, columns, mode, opts.id);
   return { ok: true, write: { columns, links, children, mergeColumns } };
 }
 
@@ -340,6 +343,8 @@ function convertScalar(field: ResolvedField, value: unknown): unknown {
       case 'date':
       case 'datetime':
         return Number.isNaN(Date.parse(String(v))) ? new BadValue(field.kind === 'date' ? 'Date has wrong format. Use one of these formats instead: YYYY-MM-DD.' : 'Datetime has wrong format.') : v;
+      case 'string':
+        return field.def.type === 'string' && field.def.lowercase && typeof v === 'string' ? v.toLowerCase() : v;
       case 'password':
         return hashPassword(String(v));
       default:

@@ -21,7 +21,7 @@ import { and, ident, sql, type Sql } from '../sql/fragment';
 import { runRows } from '../database/run';
 import { parsePk } from '../validation/resolve-related';
 import { runFieldValidators } from '../validation/named-validators';
-import { runChecks, runChecksOnMany } from '../validation/definition-checks';
+import { runChecks, runChecksOnMany, ruleSettings, type RuleSettings } from '../validation/definition-checks';
 import { instantiate } from '../domain/components/instantiate';
 import { afterWrite, beforeDelete } from './role-hooks';
 import { setChangeContext } from './change-context';
@@ -51,7 +51,7 @@ async function writeOne(ctx: CallContext, trx: Trx, model: ResolvedModel, write:
     for (const [table, ids] of links) await setLinks(trx, table, target, ids);
     for (const [field, refs] of children) await setChildren(trx, field, target, refs);
     const invalid = await runFieldValidators(trx, ctx.registry, model, target, columns);
-    for (const [field, messages] of Object.entries(await runChecks(trx, model, target))) (invalid[field] ??= []).push(...messages);
+    for (const [field, messages] of Object.entries(await runChecks(trx, model, target, ruleSettings(ctx.config)))) (invalid[field] ??= []).push(...messages);
     if (Object.keys(invalid).length) {
       await savepoint('ROLLBACK TO SAVEPOINT patchbay_write');
       return invalid;
@@ -99,7 +99,7 @@ function byColumnSet<T extends { write: PreparedWrite }>(items: readonly T[]): M
  * Writes every element with one statement per column set, then judges the definition's checks on all
  * of them in one statement. A refusal by the database aborts the transaction (RowSetRefused).
  */
-async function writeSet(trx: Trx, model: ResolvedModel, writes: readonly PreparedWrite[], ids: ReadonlyArray<number | undefined>): Promise<number[]> {
+async function writeSet(trx: Trx, model: ResolvedModel, writes: readonly PreparedWrite[], ids: ReadonlyArray<number | undefined>, settings: RuleSettings): Promise<number[]> {
   const out: number[] = new Array<number>(writes.length);
   const items = writes.map((write, i) => ({ write, i, id: ids[i] }));
   try {
@@ -131,7 +131,7 @@ async function writeSet(trx: Trx, model: ResolvedModel, writes: readonly Prepare
     if (code.startsWith('23') || code.startsWith('22')) throw new RowSetRefused();
     throw e;
   }
-  const broken = await runChecksOnMany(trx, model, out);
+  const broken = await runChecksOnMany(trx, model, out, settings);
   if (broken.size) throw new ValidationError(out.map((id) => broken.get(id) ?? {}));
   return out;
 }
@@ -305,7 +305,7 @@ async function writeAll(ctx: CallContext, trx: Trx, model: ResolvedModel, work: 
   }
   const writes = prepared.flatMap((p) => (p.ok ? [p.write] : []));
   if (many && !careful && writes.length === work.length && writes.length > 1 && fitsSetWrite(model, writes, work[0]!.id === undefined)) {
-    return writeSet(trx, model, writes, work.map((w) => w.id));
+    return writeSet(trx, model, writes, work.map((w) => w.id), ruleSettings(ctx.config));
   }
   const ids: number[] = [];
   const errors: FieldErrors[] = [];

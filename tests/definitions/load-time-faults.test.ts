@@ -292,3 +292,20 @@ test('a type declaring a filter a generic relation pointing at it also gives it 
     line(dir, 'dcim/site.json', '/filters', 'dcim.site: filter contact, given by a generic relation\'s target_filters, has the name of one of its own filters'),
   ]);
 });
+
+test('a duplicate rule is refused when its words cannot work: enforced_by on no boolean, an exempt value no choice, compare "value" on no address, a setting without enforced_by', () => {
+  const dir = spoiled({
+    'ipam/ip-address.json': (d) => {
+      d.no_overlap[0].enforced_by = 'vrf.name';
+      d.no_overlap.push({ start: 'address', end: 'address', within: ['vrf'], exempt: { role: ['anycast', 'unicorn'] }, message: 'x' });
+    },
+    'ipam/vlan.json': (d) => (d.no_overlap = [{ start: 'vid', end: 'vid', compare: 'value', message: 'x' }]),
+    'ipam/prefix.json': (d) => delete d.no_overlap[0].enforced_by,
+  });
+  expect(faultLines(dir)).toEqual([
+    line(dir, 'ipam/ip-address.json', '/no_overlap/0', 'ipam.ipaddress: no_overlap enforced_by vrf.name must end on a boolean field'),
+    line(dir, 'ipam/ip-address.json', '/no_overlap/1', 'ipam.ipaddress: no_overlap exempt value "unicorn" is not a choice of role'),
+    line(dir, 'ipam/prefix.json', '/no_overlap/0', 'ipam.prefix: no_overlap enforced_when_unset and message_when_unset need enforced_by'),
+    line(dir, 'ipam/vlan.json', '/no_overlap/0', 'ipam.vlan: no_overlap compare "value" is for inet and cidr fields; vid is compared as stored already'),
+  ]);
+});

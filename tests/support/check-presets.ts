@@ -129,4 +129,12 @@ export function keepOwnChecks(model: CheckedModel, body: Record<string, unknown>
     }
     if (c.excludes && c.field && !fixed.has(c.field) && body[c.field] === true && c.excludes.some((p) => !p.includes('.') && isSet(p))) body[c.field] = false;
   }
+  // A field the write would clear (cleared_without: an untagged VLAN without a mode) keeps its value: the first field it needs gets one.
+  for (const f of model.fields.values()) {
+    const needs = f.def.type === 'fk' || f.def.type === 'choice' ? f.def.cleared_without : undefined;
+    if (!needs || !isSet(f.name) || needs.some(isSet) || fixed.has(needs[0]!)) continue;
+    const other = model.fields.get(needs[0]!);
+    const choices = other?.choices ? ('entries' in other.choices ? other.choices.entries.map((e) => e.value) : other.choices.values) : null;
+    body[needs[0]!] = choices ? choices[0] : valueFromCheck(other, 1);
+  }
 }

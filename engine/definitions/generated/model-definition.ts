@@ -101,6 +101,24 @@ export type Field = {
         feature: 'journaling' | 'bookmarks' | 'image_attachments' | 'contacts';
       };
   /**
+   * A foreign key of the model and a field of its target of the same kind (cluster.site, device_type.airflow): a write that leaves this field unset while that one is set fills it from there, as NetBox's save() does (a virtual machine's site from its cluster). On foreign keys and choice fields.
+   */
+  filled_from?: string;
+  /**
+   * A string stored in lower case whatever case it is written in, as NetBox's save() stores an IP address's dns_name.
+   */
+  lowercase?: boolean;
+  /**
+   * Stored fields of the model: a write leaving all of them unset clears this one, as NetBox's save() does (a cable's length_unit without a length; an interface's untagged_vlan without a mode). On foreign keys and choice fields that may be null.
+   *
+   * @minItems 1
+   */
+  cleared_without?: [string, ...string[]];
+  /**
+   * With filled_from: fill on create only, as NetBox's save() does for `is_new` (a device's platform from its type's default platform).
+   */
+  filled_on_create?: boolean;
+  /**
    * What deleting the target does: protect (refuse), cascade (delete this row too), set_null (clear the reference); keep (generic_fk only): the type and id stay as they were and the relation shows null once the target is gone (the change log's changed_object).
    */
   on_delete?: 'protect' | 'cascade' | 'set_null' | 'keep';
@@ -528,6 +546,31 @@ export interface ModelDefinition {
      * The error; {other} is the overlapping row's display, {path} placeholders as in checks.
      */
     message: string;
+    /**
+     * How inet and cidr ends compare: by address whatever the mask (the default), or as stored, mask included (a prefix repeats only with its mask).
+     */
+    compare?: 'address' | 'value';
+    /**
+     * A path to a boolean (vrf.enforce_unique): the rule holds only for rows where it is true. Where a hop of the path is unset, `enforced_when_unset` decides.
+     */
+    enforced_by?: string;
+    /**
+     * The setting that decides, where `enforced_by`'s path is unset (a row in no VRF: the global table).
+     */
+    enforced_when_unset?: 'ENFORCE_GLOBAL_UNIQUE';
+    /**
+     * The error where `enforced_by`'s path is unset ("... in global table"); `message` otherwise.
+     */
+    message_when_unset?: string;
+    /**
+     * One stored field of the model and values (compared as text): two rows that both hold one of them may overlap (IP addresses whose role is anycast, vip...).
+     */
+    exempt?: {
+      /**
+       * @minItems 1
+       */
+      [k: string]: [string | number | boolean, ...(string | number | boolean)[]];
+    };
   }[];
   /**
    * Default ordering: field names, '-' prefix for descending. A foreign key orders by the related model's ordering.

@@ -90,9 +90,9 @@ function instanceAt(base: string): Instance {
 }
 
 /** A fresh test schema on PostgreSQL, served by `count` instances with separate pools. */
-export async function startCluster(count = 2): Promise<Cluster> {
+export async function startCluster(count = 2, env: Record<string, string> = {}): Promise<Cluster> {
   if (!TEST_DATABASE_URL) throw new Error('the concurrency suite needs TEST_DATABASE_URL');
-  const t = await startTestApp();
+  const t = await startTestApp({ env });
   const appName = `patchbay_conc_${crypto.randomBytes(4).toString('hex')}`;
   const url = withParams(TEST_DATABASE_URL, { application_name: appName, options: '-c statement_timeout=20000' });
   const dbs: Database[] = [];
