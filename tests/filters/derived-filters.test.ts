@@ -198,7 +198,7 @@ catalogueTest('every kind of filter the definitions produce is exercised somewhe
   // The floor of what today's definitions contain; new kinds only add to it.
   for (const kind of [
     'id', 'created', 'last_updated', 'string', 'numeric', 'date', 'datetime', 'boolean', 'choice', 'computed choice',
-    'cidr', 'inet', 'array membership', 'fk _id', 'fk natural key', 'fk _id (tree descendants)', 'fk _id (tree parent, direct)',
+    'cidr', 'inet', 'label list', 'fk _id', 'fk natural key', 'fk _id (tree descendants)', 'fk _id (tree parent, direct)',
     'tags', 'generic _type', 'generic _id', 'declared fk_id', 'declared fk_id (tree descendants)', 'declared fk_key (tree descendants)',
     'declared field (numeric)', 'declared net_contained', 'declared net_contained_or_equal', 'declared net_contains_or_equals',
     'declared net_host_contained', 'declared net_mask_length', 'declared fk_id (generic, one type)', 'declared field (string)',
