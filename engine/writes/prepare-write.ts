@@ -9,6 +9,7 @@ import { findBadString } from '../validation/string-hygiene';
 import { hashPassword } from '../auth/passwords';
 import { prepareCustomFields, type CustomFieldDef } from '../validation/custom-field-values';
 import { clearWithout, fillFromRelated } from './filled-from';
+import { fillFromChoice } from './filled-from-choice';
 import { coerceBody } from '../validation/coerce-values';
 import { linearRegex } from '../validation/linear-regex';
 import { mediaTypeProblem } from '../validation/media-type';
@@ -234,6 +235,7 @@ export async function prepareWrite(
   if (hasErrors(errors)) return { ok: false, errors };
   await fillFromRelated(db, model, columns, mode, opts.id);
   await clearWithout(db, model, columns, mode, opts.id);
+  await fillFromChoice(db, model, columns, mode, opts.id);
   return { ok: true, write: { columns, links, children, mergeColumns } };
 }
 

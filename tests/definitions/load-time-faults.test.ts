@@ -309,3 +309,26 @@ test('a duplicate rule is refused when its words cannot work: enforced_by on no 
     line(dir, 'ipam/vlan.json', '/no_overlap/0', 'ipam.vlan: no_overlap compare "value" is for inet and cidr fields; vid is compared as stored already'),
   ]);
 });
+
+describe('filled_from_choice', () => {
+  test('a part missing or not a number in some value of the set, and a field named that is no choice, each at its pointer', () => {
+    const dir = spoiled({
+      'dcim/interface.json': (d) => {
+        d.fields.rf_channel_frequency.filled_from_choice.part = 4;
+        d.fields.rf_channel_width.filled_from_choice.part = 0;
+        d.fields.tx_power.filled_from_choice = { field: 'name', separator: '-', part: 0 };
+      },
+    });
+    const rel = 'dcim/interface.json';
+    expect(faultLines(dir)).toEqual(expect.arrayContaining([
+      line(dir, rel, '/fields/rf_channel_frequency/filled_from_choice', 'dcim.interface.rf_channel_frequency: filled_from_choice: the choice 2.4g-1-2412-22 of wireless_channel has no part 4 that is a number'),
+      line(dir, rel, '/fields/rf_channel_width/filled_from_choice', 'dcim.interface.rf_channel_width: filled_from_choice: the choice 2.4g-1-2412-22 of wireless_channel has no part 0 that is a number'),
+      line(dir, rel, '/fields/tx_power/filled_from_choice', 'dcim.interface.tx_power: filled_from_choice: name is not a single choice field of dcim.interface'),
+    ]));
+  });
+
+  test('on a string the word is refused by the definition language itself', () => {
+    const dir = spoiled({ 'dcim/cable.json': (d) => (d.fields.label.filled_from_choice = { field: 'status', separator: '-', part: 0 }) });
+    expect(faultLines(dir).some((l) => l.includes('dcim/cable.json') && l.includes('/fields/label'))).toBe(true);
+  });
+});

@@ -115,6 +115,23 @@ export type Field = {
    */
   cleared_without?: [string, ...string[]];
   /**
+   * A number read from a part of a choice field's value (an interface's rf_channel 2.4g-1-2412-22: part 2 is the frequency 2412, part 3 the width 22): a write that leaves this field unset (null or 0) while the choice is set fills it, as NetBox's Interface.save() does. On decimal and integer fields; every value of the choice set must have that part, a number.
+   */
+  filled_from_choice?: {
+    /**
+     * A choice field of the same model.
+     */
+    field: string;
+    /**
+     * What separates the parts of each choice value.
+     */
+    separator: string;
+    /**
+     * Which part (from 0) holds this field's number.
+     */
+    part: number;
+  };
+  /**
    * With filled_from: fill on create only, as NetBox's save() does for `is_new` (a device's platform from its type's default platform).
    */
   filled_on_create?: boolean;
