@@ -17,6 +17,7 @@ import { filterTable } from './filters/filter-table';
 import { checkDefinitionChecks, compileChecks } from './validation/definition-checks';
 import { clearedWithout, fillRoute } from './writes/filled-from';
 import { choicePartRoute } from './writes/filled-from-choice';
+import { sumRoute } from './writes/summed-children';
 import { checkDeclaredFilter } from './filters/domain-filters';
 import { checkTargetFilters } from './filters/check-target-filters';
 import { FaultCollector } from './definitions/fault-collector';
@@ -39,6 +40,7 @@ export function loadRegistry(schemaDir: string): Registry {
       if ((field.def.type === 'fk' || field.def.type === 'choice') && field.def.filled_from) faults.attempt(model.file, `/fields/${field.name}/filled_from`, () => fillRoute(model, field));
       if ((field.def.type === 'fk' || field.def.type === 'choice') && field.def.cleared_without) faults.attempt(model.file, `/fields/${field.name}/cleared_without`, () => clearedWithout(model, field));
       if (field.def.filled_from_choice) faults.attempt(model.file, `/fields/${field.name}/filled_from_choice`, () => choicePartRoute(model, field));
+      if (field.def.sum_of) faults.attempt(model.file, `/fields/${field.name}/sum_of`, () => sumRoute(registry, model, field));
     }
   }
   checkTargetFilters(registry, faults);

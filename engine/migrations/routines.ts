@@ -1,3 +1,4 @@
+import { sumRoutines } from './sum-triggers';
 import type { Registry, ResolvedModel } from '../definitions/registry-types';
 import type { RoutineSpec } from './snapshot-types';
 import { quoteIdent as q } from './identifiers';
@@ -107,12 +108,12 @@ $$`,
 
 /**
  * What the engine's statements need besides the definitions' tables: the deep merge for config context,
- * the auth version that cached credentials are checked against, the change log's triggers and the
- * occupancy counts of address fields.
+ * the auth version that cached credentials are checked against, the change log's triggers, the
+ * occupancy counts of address fields and the sums `sum_of` keeps.
  */
 export function engineRoutines(registry: Registry): Record<string, RoutineSpec> {
   const out: Record<string, RoutineSpec> = { patchbay_jsonb_deep_merge: DEEP_MERGE };
   const auth = authVersion(registry);
   if (auth) out.patchbay_auth_version = auth;
-  return { ...out, ...changeLogRoutines(registry), ...occupancyRoutines(registry) };
+  return { ...out, ...changeLogRoutines(registry), ...occupancyRoutines(registry), ...sumRoutines(registry) };
 }

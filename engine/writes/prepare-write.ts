@@ -10,6 +10,7 @@ import { hashPassword } from '../auth/passwords';
 import { prepareCustomFields, type CustomFieldDef } from '../validation/custom-field-values';
 import { clearWithout, fillFromRelated } from './filled-from';
 import { fillFromChoice } from './filled-from-choice';
+import { checkSums } from './summed-children';
 import { coerceBody } from '../validation/coerce-values';
 import { linearRegex } from '../validation/linear-regex';
 import { mediaTypeProblem } from '../validation/media-type';
@@ -236,6 +237,8 @@ export async function prepareWrite(
   await fillFromRelated(db, model, columns, mode, opts.id);
   await clearWithout(db, model, columns, mode, opts.id);
   await fillFromChoice(db, model, columns, mode, opts.id);
+  const sumErrors = await checkSums(db, registry, model, columns, mode, opts.id);
+  if (sumErrors) return { ok: false, errors: sumErrors };
   return { ok: true, write: { columns, links, children, mergeColumns } };
 }
 

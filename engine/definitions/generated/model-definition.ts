@@ -132,6 +132,27 @@ export type Field = {
     part: number;
   };
   /**
+   * An integer kept as the sum of a field over the rows pointing here, as NetBox keeps a virtual machine's disk as the total size of its virtual disks: every write of those rows sets it (null when none is left) in the same transaction; a write of this model while rows exist fills it when null and refuses any other value. On integer fields that may be null.
+   */
+  sum_of?: {
+    /**
+     * The model whose rows are summed (app.model).
+     */
+    of: string;
+    /**
+     * Its foreign key to this model.
+     */
+    via: string;
+    /**
+     * Its integer field summed.
+     */
+    field: string;
+    /**
+     * The error when a write gives another value while rows exist: {value} and {total} are replaced.
+     */
+    message: string;
+  };
+  /**
    * With filled_from: fill on create only, as NetBox's save() does for `is_new` (a device's platform from its type's default platform).
    */
   filled_on_create?: boolean;
