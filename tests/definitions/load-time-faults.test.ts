@@ -332,3 +332,24 @@ describe('filled_from_choice', () => {
     expect(faultLines(dir).some((l) => l.includes('dcim/cable.json') && l.includes('/fields/label'))).toBe(true);
   });
 });
+
+describe('sum_of', () => {
+  test('a field that cannot be null, an unknown model, a via that is no foreign key here, a summed field that is no integer', () => {
+    const sum = (over: Json) => ({ of: 'virtualization.virtualdisk', via: 'virtual_machine', field: 'size', message: 'm', ...over });
+    const dir = spoiled({
+      'virtualization/virtual-machine.json': (d) => {
+        d.fields.vcpus = { type: 'integer', max: 10, sum_of: sum({}) };
+        d.fields.memory.sum_of = sum({ of: 'virtualization.nothing' });
+        d.fields.disk.sum_of = sum({ via: 'name' });
+      },
+      'virtualization/cluster.json': (d) => (d.fields._total = { type: 'integer', null: true, sum_of: { of: 'virtualization.virtualmachine', via: 'cluster', field: 'name', message: 'm' } }),
+    });
+    const vm = 'virtualization/virtual-machine.json';
+    expect(faultLines(dir)).toEqual(expect.arrayContaining([
+      line(dir, vm, '/fields/vcpus/sum_of', 'virtualization.virtualmachine.vcpus: sum_of: only a single integer field that may be null holds a sum (null when no row is left)'),
+      line(dir, vm, '/fields/memory/sum_of', 'virtualization.virtualmachine.memory: sum_of: unknown model virtualization.nothing'),
+      line(dir, vm, '/fields/disk/sum_of', 'virtualization.virtualmachine.disk: sum_of: name is not a foreign key of virtualization.virtualdisk to virtualization.virtualmachine'),
+      line(dir, 'virtualization/cluster.json', '/fields/_total/sum_of', 'virtualization.cluster._total: sum_of: name is not a single integer field of virtualization.virtualmachine'),
+    ]));
+  });
+});
