@@ -71,3 +71,11 @@ test('without disks, the disk is what is written', async () => {
   const vm = await machine({ disk: 9 });
   expect((await patched(vmPath(vm), { disk: 11 })).disk).toBe(11);
 });
+
+test('the machine\'s disk set by a disk write is in the change log as an update of the machine, after its creation', async () => {
+  const vm = await machine();
+  await disk(vm, 8);
+  const res = await t.api.get(`/api/extras/object-changes/?changed_object_type=virtualization.virtualmachine&changed_object_id=${vm}&ordering=id`).set(t.auth);
+  const changes = (res.body as { results: Json[] }).results.map((c) => [(c.action as Json).value, (c.postchange_data as Json).disk]);
+  expect(changes).toEqual([['create', null], ['update', 8]]);
+});
