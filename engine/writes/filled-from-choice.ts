@@ -3,10 +3,12 @@ import { ident, join, sql } from '../sql/fragment';
 import { runRows } from '../database/run';
 import type { Db } from '../database/db';
 import type { WriteMode } from './prepare-write';
+import type { FieldErrors } from '../validation/field-errors';
 
 /** A `filled_from_choice` field: its column, the choice field's column, and the number each choice value gives. */
 interface ChoicePartRoute {
   own: string;
+  message: string;
   choice: string;
   numbers: Map<string, string>;
 }
@@ -30,17 +32,19 @@ export function choicePartRoute(model: ResolvedModel, field: ResolvedField): Cho
     if (part === undefined || !pattern.test(part)) throw new Error(`${where}: the choice ${String(value)} of ${choice.choices.name} has no part ${spec.part} that is a number`);
     numbers.set(String(value), part);
   }
-  return { own: field.column, choice: choice.column, numbers };
+  return { own: field.column, message: spec.message, choice: choice.column, numbers };
 }
 
 const unset = (v: unknown) => v === null || v === undefined || v === '' || Number(v) === 0;
 
 /**
  * NetBox's save() filling a number from the choice that encodes it (an interface's channel frequency and
- * width from its rf_channel) when the write leaves it unset: null or 0, as Python's `not value`. The
- * other of the two, when the write does not give it, is the stored one (read in the write's transaction).
+ * width from its rf_channel) when the write leaves it unset: null or 0, as Python's `not value`; and its
+ * clean() refusing another number with a choice set. The other of the two, when the write does not give
+ * it, is the stored one (read in the write's transaction).
  */
-export async function fillFromChoice(db: Db, model: ResolvedModel, columns: Record<string, unknown>, mode: WriteMode, id: number | undefined): Promise<void> {
+export async function fillFromChoice(db: Db, model: ResolvedModel, columns: Record<string, unknown>, mode: WriteMode, id: number | undefined): Promise<FieldErrors | null> {
+  const errors: FieldErrors = {};
   for (const field of model.fieldList) {
     const route = choicePartRoute(model, field);
     if (!route) continue;
@@ -53,8 +57,11 @@ export async function fillFromChoice(db: Db, model: ResolvedModel, columns: Reco
       : (await runRows<Record<string, unknown>>(db, sql`SELECT ${join(missing.map((c) => sql`${ident(c)}`))} FROM ${ident(model.table)} WHERE "id" = ${id}::bigint`))[0] ?? {};
     const after = (c: string) => (c in columns ? columns[c] : stored[c]);
     const channel = after(choice);
-    if (!unset(after(own)) || channel === null || channel === undefined || channel === '') continue;
+    if (channel === null || channel === undefined || channel === '') continue;
     const number = route.numbers.get(String(channel));
-    if (number !== undefined) columns[own] = number;
+    if (number === undefined) continue;
+    if (unset(after(own))) columns[own] = number;
+    else if (Number(after(own)) !== Number(number)) errors[field.name] = [route.message];
   }
+  return Object.keys(errors).length ? errors : null;
 }

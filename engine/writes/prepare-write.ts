@@ -236,7 +236,8 @@ export async function prepareWrite(
   if (hasErrors(errors)) return { ok: false, errors };
   await fillFromRelated(db, model, columns, mode, opts.id);
   await clearWithout(db, model, columns, mode, opts.id);
-  await fillFromChoice(db, model, columns, mode, opts.id);
+  const choiceErrors = await fillFromChoice(db, model, columns, mode, opts.id);
+  if (choiceErrors) return { ok: false, errors: choiceErrors };
   const sumErrors = await checkSums(db, registry, model, columns, mode, opts.id);
   if (sumErrors) return { ok: false, errors: sumErrors };
   return { ok: true, write: { columns, links, children, mergeColumns } };

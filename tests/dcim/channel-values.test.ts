@@ -1,7 +1,7 @@
 /**
  * NetBox's Interface.save() filling a wireless interface's channel frequency and width from its channel
  * (the `filled_from_choice` word): 2.4g-1-2412-22 is 2412 MHz wide 22 MHz, when the write leaves them
- * unset (null or 0), on create and on change; a value given is kept.
+ * unset (null or 0), on create and on change; another value with a channel is refused (Interface.clean()).
  */
 import { startTestApp, type TestApp } from '../support/test-app';
 
@@ -42,7 +42,7 @@ test('a channel given alone fills its frequency and width, as read back', async 
   expect(channel(again)).toEqual(['2.4g-1-2412-22', 2412, 22]);
 });
 
-test('a frequency of 0 or null is unset and filled; a width given is kept', async () => {
+test('a frequency of 0 or null is unset and filled; the channel\'s own width given is accepted', async () => {
   expect(channel(await radio({ rf_channel: '5g-36-5180-20', rf_channel_frequency: 0, rf_channel_width: null }))).toEqual(['5g-36-5180-20', 5180, 20]);
   expect(channel(await radio({ rf_channel: '5g-36-5180-20', rf_channel_width: 20 }))).toEqual(['5g-36-5180-20', 5180, 20]);
 });
@@ -54,4 +54,16 @@ test('no channel, nothing filled; a channel set later by a change fills what is 
   expect(channel(await patched(`/api/dcim/interfaces/${String(i.id)}/`, { rf_channel: '2.4g-6-2437-22' }))).toEqual(['2.4g-6-2437-22', 2437, 22]);
   // Clearing the frequency of a row with a channel fills it again from the stored channel.
   expect(channel(await patched(`/api/dcim/interfaces/${String(i.id)}/`, { rf_channel_frequency: null }))).toEqual(['2.4g-6-2437-22', 2437, 22]);
+});
+
+test('another frequency or width than the channel\'s is refused, naming each; without a channel any is kept', async () => {
+  const res = await t.api.post('/api/dcim/interfaces/').set(t.auth).send({ device, name: 'bad', type: 'ieee802.11n', rf_channel: '2.4g-1-2412-22', rf_channel_frequency: 2400, rf_channel_width: 40 });
+  expect(res.status).toBe(400);
+  expect(res.body).toEqual({ rf_channel_frequency: ['Cannot specify custom frequency with channel selected.'], rf_channel_width: ['Cannot specify custom width with channel selected.'] });
+  const free = await radio({ rf_channel_frequency: 2400.5, rf_channel_width: 40 });
+  expect(channel(free)).toEqual([null, 2400.5, 40]);
+  // A channel chosen later must agree with the stored numbers.
+  const later = await t.api.patch(`/api/dcim/interfaces/${String(free.id)}/`).set(t.auth).send({ rf_channel: '2.4g-1-2412-22' });
+  expect(later.status).toBe(400);
+  expect(later.body).toEqual({ rf_channel_frequency: ['Cannot specify custom frequency with channel selected.'], rf_channel_width: ['Cannot specify custom width with channel selected.'] });
 });

@@ -316,7 +316,7 @@ describe('filled_from_choice', () => {
       'dcim/interface.json': (d) => {
         d.fields.rf_channel_frequency.filled_from_choice.part = 4;
         d.fields.rf_channel_width.filled_from_choice.part = 0;
-        d.fields.tx_power.filled_from_choice = { field: 'name', separator: '-', part: 0 };
+        d.fields.tx_power.filled_from_choice = { field: 'name', separator: '-', part: 0, message: 'm' };
       },
     });
     const rel = 'dcim/interface.json';

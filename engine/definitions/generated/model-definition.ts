@@ -115,13 +115,17 @@ export type Field = {
    */
   cleared_without?: [string, ...string[]];
   /**
-   * A number read from a part of a choice field's value (an interface's rf_channel 2.4g-1-2412-22: part 2 is the frequency 2412, part 3 the width 22): a write that leaves this field unset (null or 0) while the choice is set fills it, as NetBox's Interface.save() does. On decimal and integer fields; every value of the choice set must have that part, a number.
+   * A number read from a part of a choice field's value (an interface's rf_channel 2.4g-1-2412-22: part 2 is the frequency 2412, part 3 the width 22): a write that leaves this field unset (null or 0) while the choice is set fills it, as NetBox's Interface.save() does, and another number is refused with message, as Interface.clean(). On decimal and integer fields; every value of the choice set must have that part, a number.
    */
   filled_from_choice?: {
     /**
      * A choice field of the same model.
      */
     field: string;
+    /**
+     * The error when a write sets this field to another number than the choice's.
+     */
+    message: string;
     /**
      * What separates the parts of each choice value.
      */
