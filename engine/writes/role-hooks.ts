@@ -82,9 +82,12 @@ async function choiceSetsWritten(db: Db, model: ResolvedModel, ids: number[]): P
        WHERE "id" = ANY(${ids}) AND "order_alphabetically"`);
 }
 
-/** Whether writing objects of the model does more than write their rows (afterWrite has work). */
+/**
+ * Whether writing objects of the model does more than write their rows (afterWrite has work), or reads
+ * what must not change before it commits (a kept sum, checked with the object's row locked).
+ */
 export function hasWriteHooks(model: ResolvedModel): boolean {
-  return model.def.role === 'custom_field' || model.def.role === 'custom_field_choice_set' || writesRetracePaths(model);
+  return model.def.role === 'custom_field' || model.def.role === 'custom_field_choice_set' || writesRetracePaths(model) || model.fieldList.some((f) => f.def.sum_of !== undefined);
 }
 
 /** What the engine does, inside the write's transaction, when objects playing a role change. */
