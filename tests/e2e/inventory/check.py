@@ -57,7 +57,8 @@ GROUPS = {
     "tags_inv-edge": ["inv-spine1", "inv-vm1"],
     "racks_inv-ams-r1": ["inv-leaf1"],
     "racks_inv-fra-r1": ["inv-spine1"],
-    "cluster_inv-cluster1": ["inv-vm1", "inv-vm2"],
+    "cluster_inv-cluster1": ["inv-vm1"],
+    "cluster_inv-cluster2": ["inv-vm2"],
 }
 
 ACTIVE = {"value": "active", "label": "Active"}
@@ -87,7 +88,7 @@ HOSTVARS = {
         "config_context": [{**BASE, **AMS}], "local_context_data": [None],
     },
     "inv-vm2": {
-        **VM, "ansible_host": "2001:db8:50::10", "primary_ip6": "2001:db8:50::10", "status": {"value": "planned", "label": "Planned"},
+        **VM, "cluster": "inv-cluster2", "ansible_host": "2001:db8:50::10", "primary_ip6": "2001:db8:50::10", "status": {"value": "planned", "label": "Planned"},
         "tags": [], "config_context": [BASE], "local_context_data": [None],
     },
 }

@@ -79,6 +79,8 @@ def main():
 
     ctype = nb.virtualization.cluster_types.create(name="inv-kvm", slug="inv-kvm")
     cluster = nb.virtualization.clusters.create(name="inv-cluster1", type=ctype.id, site=ams.id, tenant=tenant.id, status="active")
+    # A VM takes its cluster's site when given none (NetBox's VirtualMachine.clean): inv-vm2's cluster has none.
+    cluster2 = nb.virtualization.clusters.create(name="inv-cluster2", type=ctype.id, tenant=tenant.id, status="active")
 
     # inv-vm1: a site, a role, a platform, a tag, an IPv4 primary address; inv-vm2: an IPv6 one and no site;
     # inv-vm3: no primary address, left out.
@@ -87,7 +89,7 @@ def main():
     vm1_eth0 = nb.virtualization.interfaces.create(virtual_machine=vm1.id, name="eth0")
     vm1_ip = address("10.50.1.10/24", vm1_eth0, kind="virtualization.vminterface")
     vm1.update({"primary_ip4": vm1_ip.id})
-    vm2 = nb.virtualization.virtual_machines.create(name="inv-vm2", cluster=cluster.id, tenant=tenant.id, status="planned")
+    vm2 = nb.virtualization.virtual_machines.create(name="inv-vm2", cluster=cluster2.id, tenant=tenant.id, status="planned")
     vm2_eth0 = nb.virtualization.interfaces.create(virtual_machine=vm2.id, name="ens3")
     vm2_ip = address("2001:db8:50::10/64", vm2_eth0, kind="virtualization.vminterface")
     vm2.update({"primary_ip6": vm2_ip.id})
