@@ -13,6 +13,10 @@ BEGIN
     SELECT array_agg(DISTINCT "virtual_machine_id") INTO ids FROM "patchbay_old";
   END IF;
   PERFORM 1 FROM "virtualization_virtualmachine" WHERE "id" = ANY(ids) ORDER BY "id" FOR UPDATE;
+  IF EXISTS (SELECT 1 FROM "virtualization_virtualmachine" AS "p" WHERE "p"."id" = ANY(ids) AND (SELECT sum("c"."size") FROM "virtualization_virtualdisk" AS "c" WHERE "c"."virtual_machine_id" = "p"."id") > 2147483647) THEN
+    RAISE EXCEPTION USING ERRCODE = 'numeric_value_out_of_range', TABLE = 'virtualization_virtualdisk', COLUMN = 'size',
+      MESSAGE = 'the total of size would exceed 2147483647';
+  END IF;
   UPDATE "virtualization_virtualmachine" AS "p" SET "disk" = (SELECT sum("c"."size") FROM "virtualization_virtualdisk" AS "c" WHERE "c"."virtual_machine_id" = "p"."id") WHERE "p"."id" = ANY(ids) AND "p"."disk" IS DISTINCT FROM (SELECT sum("c"."size") FROM "virtualization_virtualdisk" AS "c" WHERE "c"."virtual_machine_id" = "p"."id");
   RETURN NULL;
 END

@@ -8,6 +8,7 @@ export interface PgError {
   constraint?: string;
   detail?: string;
   table?: string;
+  column?: string;
 }
 
 export function asPgError(e: unknown): PgError | null {
@@ -29,6 +30,8 @@ export const NOT_NULL_VIOLATION = '23502';
 export const FK_VIOLATION = '23503';
 /** PostgreSQL 16+ reports ON DELETE RESTRICT as restrict_violation; 15 as foreign_key_violation. */
 export const RESTRICT_VIOLATION = '23001';
+/** Raised by the triggers keeping a sum (sum-triggers.ts) with the summed rows' table and column. */
+export const OUT_OF_RANGE = '22003';
 
 /** A write that broke a unique or foreign-key constraint, told as the field errors NetBox would give. */
 export function constraintErrors(registry: Registry, model: ResolvedModel, e: PgError): FieldErrors | null {
@@ -55,6 +58,10 @@ export function constraintErrors(registry: Registry, model: ResolvedModel, e: Pg
     }
     const link = model.fieldList.find((f) => f.joinTable === e.table);
     if (link) return { [link.name]: [`Invalid pk "${value}" - object does not exist.`] };
+  }
+  if (e.code === OUT_OF_RANGE && e.table === model.table && e.column) {
+    const field = model.fieldList.find((f) => f.column === e.column);
+    if (field) return { [field.name]: ['The total of this field over the rows it is summed with would exceed the largest value the sum may hold.'] };
   }
   void registry;
   return null;

@@ -3,6 +3,8 @@ import type { RoutineSpec } from './snapshot-types';
 import { quoteIdent as q, sqlName } from './identifiers';
 import { sumRoutes, type SumRoute } from '../writes/summed-children';
 
+const INT4_MAX = 2147483647;
+
 /**
  * A `sum_of` field kept by PostgreSQL: after any statement that inserts, changes or deletes the summed
  * rows (whichever write path, a cascade included), the objects they pointed to, before and after, are
@@ -17,6 +19,9 @@ function sumTriggers(route: SumRoute): RoutineSpec {
   const col = q(route.column);
   const fn = q(sqlName('patchbay_sum', route.parent.table, route.column));
   const total = `(SELECT sum("c".${q(route.summed)}) FROM ${child} AS "c" WHERE "c".${via} = "p"."id")`;
+  // The sum of integers is a bigint: a total past the kept column's bound is refused on the summed rows'
+  // field (a 400 naming it, see db-errors.ts) rather than failing the column's cast.
+  const max = Number(route.parent.fields.get(route.field)?.def.max ?? INT4_MAX);
   const trigger = (suffix: string) => q(sqlName(route.child.table, 'sum', route.column, suffix));
   const create = [
     `CREATE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
@@ -31,6 +36,10 @@ BEGIN
     SELECT array_agg(DISTINCT ${via}) INTO ids FROM "patchbay_old";
   END IF;
   PERFORM 1 FROM ${parent} WHERE "id" = ANY(ids) ORDER BY "id" FOR UPDATE;
+  IF EXISTS (SELECT 1 FROM ${parent} AS "p" WHERE "p"."id" = ANY(ids) AND ${total} > ${max}) THEN
+    RAISE EXCEPTION USING ERRCODE = 'numeric_value_out_of_range', TABLE = '${route.child.table}', COLUMN = '${route.summed}',
+      MESSAGE = 'the total of ${route.summed} would exceed ${max}';
+  END IF;
   UPDATE ${parent} AS "p" SET ${col} = ${total} WHERE "p"."id" = ANY(ids) AND "p".${col} IS DISTINCT FROM ${total};
   RETURN NULL;
 END

@@ -79,3 +79,15 @@ test('the machine\'s disk set by a disk write is in the change log as an update 
   const changes = (res.body as { results: Json[] }).results.map((c) => [(c.action as Json).value, (c.postchange_data as Json).disk]);
   expect(changes).toEqual([['create', null], ['update', 8]]);
 });
+
+test('disks whose total would pass the largest disk size are refused naming size, and nothing is written', async () => {
+  const vm = await machine();
+  await disk(vm, 2147483000);
+  const res = await t.api.post('/api/virtualization/virtual-disks/').set(t.auth).send({ virtual_machine: vm, name: 'over', size: 1000 });
+  expect(res.status).toBe(400);
+  expect(Object.keys(res.body as Json)).toEqual(['size']);
+  const bulk = await t.api.post('/api/virtualization/virtual-disks/').set(t.auth)
+    .send([{ virtual_machine: vm, name: 'ok', size: 1 }, { virtual_machine: vm, name: 'over2', size: 1000 }]);
+  expect(bulk.status).toBe(400);
+  expect(await diskOf(vm)).toBe(2147483000);
+});
