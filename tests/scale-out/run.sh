@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The scale-out suite: a PostgreSQL primary, a streaming standby and PgBouncer in transaction mode
+# (tools/replication/cluster.sh), then
+#   1. every tests/scale-out/*.test.ts, given the three URLs in SCALE_OUT_PRIMARY_URL, SCALE_OUT_STANDBY_URL
+#      and SCALE_OUT_BOUNCER_URL and SCALE_OUT_CLUSTER (this cluster.sh, for stopping or delaying the
+#      standby); each file works in a database of its own on the primary;
+#   2. the pynetbox and Ansible end-to-end run (tests/e2e/run.sh) through PgBouncer in transaction mode.
+# Without those variables the suite's tests skip themselves, so `npm test` alone passes them by.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+CLUSTER=$PWD/tools/replication/cluster.sh
+export PATCHBAY_REPL_DIR=${PATCHBAY_REPL_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/patchbay-scale-out.XXXXXX")}
+trap 'bash "$CLUSTER" down' EXIT
+
+bash "$CLUSTER" down
+bash "$CLUSTER" up
+eval "$(bash "$CLUSTER" env)"
+export SCALE_OUT_PRIMARY_URL=$PRIMARY_URL SCALE_OUT_STANDBY_URL=$STANDBY_URL SCALE_OUT_BOUNCER_URL=$BOUNCER_URL SCALE_OUT_CLUSTER=$CLUSTER
+
+echo "=== scale-out: tests/scale-out/*.test.ts ==="
+NODE_OPTIONS=--experimental-vm-modules npx jest --runInBand tests/scale-out
+
+echo "=== scale-out: pynetbox and Ansible through PgBouncer (transaction pooling) ==="
+if [[ -f tests/scale-out/e2e-through-pgbouncer.sh ]]; then bash tests/scale-out/e2e-through-pgbouncer.sh; fi
