@@ -8,6 +8,15 @@ export interface Config {
   port: number;
   host: string;
   databaseUrl: string | undefined;
+  /**
+   * Streaming-replication standbys safe reads may run on (docs/scaling-out/replicas.md); empty: every
+   * statement on databaseUrl. Ignored with the embedded database.
+   */
+  databaseReplicaUrls: string[];
+  /** Milliseconds a standby may be behind the primary and still answer reads. */
+  replicaMaxLagMs: number;
+  /** Milliseconds a user's write lease lasts: their reads go to the primary while it is visible. */
+  replicaWriteLeaseMs: number;
   dataDir: string;
   paginateCount: number;
   /** 0 lifts the cap. */
@@ -140,6 +149,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: int(env, 'PORT', 8000),
     host: env.HOST || '0.0.0.0',
     databaseUrl: env.DATABASE_URL || undefined,
+    ...replicaSettings(env),
     dataDir: path.resolve(env.PATCHBAY_DATA_DIR || path.join(process.cwd(), 'data')),
     paginateCount: Math.max(1, int(env, 'PAGINATE_COUNT', 50)),
     maxPageSize: int(env, 'MAX_PAGE_SIZE', 1000),
@@ -195,6 +205,21 @@ function webhookSettings(env: NodeJS.ProcessEnv) {
 /** Server processes `serve` runs: PATCHBAY_WORKERS (default one per CPU) on a PostgreSQL server, one on the embedded database. */
 export function serverProcesses(env: NodeJS.ProcessEnv): number {
   return env.DATABASE_URL ? int(env, 'PATCHBAY_WORKERS', 0) || os.availableParallelism() : 1;
+}
+
+/**
+ * DATABASE_REPLICA_URLS, REPLICA_MAX_LAG and REPLICA_WRITE_LEASE. The lease must outlast several lags: a
+ * write waits up to REPLICA_MAX_LAG for standbys to show its lease, and an instance renews a cached lease
+ * only past half its length, so a shorter lease could expire on a standby before it has replayed the write.
+ */
+export function replicaSettings(env: NodeJS.ProcessEnv) {
+  const replicaMaxLagMs = seconds(env, 'REPLICA_MAX_LAG', 5);
+  const replicaWriteLeaseMs = seconds(env, 'REPLICA_WRITE_LEASE', 60);
+  if (replicaMaxLagMs <= 0) throw new Error(`REPLICA_MAX_LAG must be more than 0 seconds, got "${env.REPLICA_MAX_LAG}"`);
+  if (replicaWriteLeaseMs < 4 * replicaMaxLagMs) {
+    throw new Error(`REPLICA_WRITE_LEASE (${replicaWriteLeaseMs / 1000} s) must be at least 4 x REPLICA_MAX_LAG (${replicaMaxLagMs / 1000} s)`);
+  }
+  return { databaseReplicaUrls: list(env.DATABASE_REPLICA_URLS).filter((u) => u !== ''), replicaMaxLagMs, replicaWriteLeaseMs };
 }
 
 /** The operations block of the configuration (docs/operations.md lists each with its default). */
