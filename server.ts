@@ -10,6 +10,7 @@ import { trackInFlight } from './engine/cli/drain';
 import { onStopSignal } from './engine/cli/stop-signals';
 import { startDispatcher } from './engine/events/start-dispatcher';
 import { anyUserExists, firstUserAdvice } from './engine/auth/first-user';
+import { openReplicas } from './engine/database/open-replicas';
 
 /** How long closing the database pool may take at exit (a frozen server would hold it forever). */
 const POOL_CLOSE_MS = 5000;
@@ -43,7 +44,9 @@ export async function serve(): Promise<void> {
     db = migrated.db;
     if (!(await anyUserExists(db.knex, registry))) log(firstUserAdvice(db.embedded));
   }
-  const app = createApp({ registry, knex: db.knex, config, version: packageVersion(), embedded: db.embedded, clock: systemClock });
+  // With DATABASE_REPLICA_URLS, safe reads go to the standbys; the dispatcher keeps the primary's own handle.
+  const { knex, replicas } = openReplicas(db.knex, config, db.embedded);
+  const app = createApp({ registry, knex, config, version: packageVersion(), embedded: db.embedded, clock: systemClock, replicas });
   // Each request runs in its own scope, so that the queries of a request whose client left can be cancelled.
   const server = http.createServer((req, res) => handleInRequestScope(req, res, () => app(req, res)));
   const inFlight = trackInFlight(server);
@@ -64,6 +67,7 @@ export async function serve(): Promise<void> {
     const cut = await inFlight.drain(config.shutdownGraceMs);
     if (cut) console.error(`stopping: ${cut} requests still running after PATCHBAY_SHUTDOWN_GRACE were cut`);
     await dispatcher?.stop();
+    await replicas?.set.close();
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([db.close(), new Promise((resolve) => (timer = setTimeout(resolve, POOL_CLOSE_MS)))]);
     clearTimeout(timer);

@@ -29,6 +29,8 @@ import { configureSharedSandbox } from './sandbox/shared-sandbox';
 import { frameHeaders } from './http/frame-headers';
 import { firstUserHint } from './auth/first-user';
 import { acceptVersion } from './http/accept-version';
+import { answeredOnStandby, chooseStandby, takeWriteLease } from './http/standby-reads';
+import { currentRequestScope } from './database/request-scope';
 
 /** Scheme and host of the URLs in answers: HTTPS when the connection is, or when a trusted proxy says so. */
 function originOf(ctx: ApiContext, req: Request): string {
@@ -56,6 +58,8 @@ export function createApp(given: ApiContext): express.Express {
   // Bodies are read by the handlers that need them, once the caller is known and allowed (request-body.ts).
   app.use(closeUnreadBodies);
 
+  // Before anything authenticates: a read that may use a standby looks its caller up there too.
+  if (ctx.replicas) app.use(chooseStandby(ctx));
   app.use('/api', browsableApi(ctx));
   // DRF checks the version before it authenticates: a wrong version is a 406 even without a token.
   app.use('/api', acceptVersion);
@@ -110,6 +114,7 @@ async function handleApi(ctx: ApiContext, req: Request, res: Response): Promise<
   const view = application?.views.get(parts[1]!);
   if (application && view) {
     const principal = known === undefined ? await authenticate(ctx, req) : known;
+    await takeWriteLease(ctx, req.method, principal);
     const call = callContext(ctx, principal, origin, query, String(res.locals.requestId));
     return appView(view.view)!.handle(call, req, res, { app: application, segment: parts[1]!, rest: parts.slice(2), options: view.options });
   }
@@ -117,8 +122,18 @@ async function handleApi(ctx: ApiContext, req: Request, res: Response): Promise<
   if (!model || parts.length > 4) throw notFound();
 
   const cached = usesCachedCredentials(req.method, parts);
-  const principal = known === undefined ? await authenticate(ctx, req, cached ? ctx.credentials : undefined) : known;
+  const scope = currentRequestScope();
+  // LOGIN_REQUIRED's check found the token without the cache, so without the auth version a read on a
+  // standby must check: look again (from the cache, no query).
+  const again = known === undefined || (scope?.readFrom !== undefined && known?.tokenId != null && known.authVersion === undefined);
+  let principal = again ? await authenticate(ctx, req, cached ? ctx.credentials : undefined) : known;
   const call = (p: Principal | null) => callContext(ctx, p, origin, query, String(res.locals.requestId));
+  if (scope?.readFrom) {
+    if (await answeredOnStandby(ctx, scope, principal, () => routeToModel(req, res, model, parts, call(principal), fullUrl))) return;
+    // Answered again on the primary, the caller looked up there (from the cache: the primary's read checks it).
+    principal = await authenticate(ctx, req, cached ? ctx.credentials : undefined);
+  }
+  await takeWriteLease(ctx, req.method, principal);
   if (!cached || principal?.authVersion === undefined) return routeToModel(req, res, model, parts, call(principal), fullUrl);
   try {
     return await routeToModel(req, res, model, parts, call(principal), fullUrl);
@@ -198,7 +213,10 @@ async function sendStatus(ctx: ApiContext, req: Request, res: Response): Promise
   if (!READ_ONLY_METHODS.includes(req.method)) throw methodNotAllowed(req.method, READ_ONLY_METHODS);
   const reachable = await databaseReachable(ctx.knex);
   if (!reachable) res.setHeader('Retry-After', String(RETRY_AFTER_SECONDS));
-  sendJson(req, res, reachable ? 200 : 503, status(ctx.version, ctx.embedded ?? false, reachable));
+  const body = status(ctx.version, ctx.embedded ?? false, reachable);
+  // NetBox's fields as they are; Patchbay's own beside them, only when there are standbys to report.
+  if (ctx.replicas) body.patchbay = { replicas: ctx.replicas.set.status() };
+  sendJson(req, res, reachable ? 200 : 503, body);
 }
 
 /** Per-request context: the caller, and their permissions loaded at most once, on first need. */

@@ -11,6 +11,8 @@ import { AUTH_VERSION_TABLE } from '../migrations/routines';
 import { ident, sql } from '../sql/fragment';
 import { runRows } from '../database/run';
 import type { Db } from '../database/db';
+import { currentRequestScope } from '../database/request-scope';
+import { primaryOf } from '../database/routed-db';
 
 /** Who is asking: a user known through a token or a browser session, or nobody. */
 export interface Principal {
@@ -37,6 +39,7 @@ interface TokenRow {
   write_enabled: boolean;
   allowed_ips: string[] | null;
   stale: boolean;
+  fresh: boolean;
   user_id: number;
   username: string;
   is_active: boolean;
@@ -91,15 +94,11 @@ export async function authenticate(deps: AuthDeps, req: Request, cache?: Credent
     await recordUse(deps, cached.tokenId, true);
     return { ...cached.principal, authVersion: cached.version };
   }
-  const { users, tokens } = authTables(deps.registry);
-  const now = deps.clock.now().toISOString();
-  const [row] = await runRows<TokenRow>(deps.knex, sql`SELECT "t"."id", ("t"."expires" IS NOT NULL AND "t"."expires" <= ${now}::timestamptz) AS "expired", extract(epoch FROM "t"."expires") * 1000 AS "expires_ms",
-            "t"."write_enabled", "t"."allowed_ips"::text[] AS "allowed_ips",
-            ("t"."last_used" IS NULL OR "t"."last_used" < ${now}::timestamptz - make_interval(secs => ${LAST_USED_INTERVAL_SECONDS})) AS "stale",
-            "u"."id" AS "user_id", "u"."username", "u"."is_active", "u"."is_superuser",
-            (SELECT "version" FROM ${ident(AUTH_VERSION_TABLE)}) AS "auth_version"
-       FROM ${tokens} AS "t" JOIN ${users} AS "u" ON "u"."id" = "t"."user_id"
-      WHERE "t"."key" = ${key}`);
+  // On a standby a token may be missing (created a moment ago) or still valid there (changed since): anything
+  // but a fresh, plainly valid answer is asked again on the primary before it is believed or refused.
+  const onStandby = currentRequestScope()?.readFrom !== undefined;
+  let row = await lookUpToken(deps, deps.knex, key);
+  if (onStandby && !(row && row.fresh && row.is_active && !row.expired && !row.allowed_ips?.length)) row = await lookUpToken(deps, primaryOf(deps.knex), key);
   if (!row) throw new HttpError(403, { detail: 'Invalid token' });
   if (!row.is_active) throw new HttpError(403, { detail: 'User inactive or deleted.' });
   if (row.expired) throw new HttpError(403, { detail: 'Token expired' });
@@ -116,6 +115,21 @@ export async function authenticate(deps: AuthDeps, req: Request, cache?: Credent
   const version = Number(row.auth_version);
   cache.set(key, { tokenId: row.id, principal, version, expiresAtMs: row.expires_ms === null ? null : Number(row.expires_ms), allowedIps: row.allowed_ips });
   return { ...principal, authVersion: version };
+}
+
+/** The token and its user as `db` sees them; `fresh`: false on a standby too far behind to be believed. */
+async function lookUpToken(deps: AuthDeps, db: Db, key: string): Promise<TokenRow | undefined> {
+  const { users, tokens } = authTables(deps.registry);
+  const now = deps.clock.now().toISOString();
+  const standby = db === deps.knex ? currentRequestScope()?.readFrom : undefined;
+  const [row] = await runRows<TokenRow>(db, sql`SELECT "t"."id", ("t"."expires" IS NOT NULL AND "t"."expires" <= ${now}::timestamptz) AS "expired", extract(epoch FROM "t"."expires") * 1000 AS "expires_ms",
+            "t"."write_enabled", "t"."allowed_ips"::text[] AS "allowed_ips",
+            ("t"."last_used" IS NULL OR "t"."last_used" < ${now}::timestamptz - make_interval(secs => ${LAST_USED_INTERVAL_SECONDS})) AS "stale",
+            "u"."id" AS "user_id", "u"."username", "u"."is_active", "u"."is_superuser",
+            (SELECT "version" FROM ${ident(AUTH_VERSION_TABLE)}) AS "auth_version", ${standby ? standby.freshness(null) : sql`TRUE`} AS "fresh"
+       FROM ${tokens} AS "t" JOIN ${users} AS "u" ON "u"."id" = "t"."user_id"
+      WHERE "t"."key" = ${key}`);
+  return row;
 }
 
 /** A token limited to some networks is refused from any other (NetBox's allowed_ips). */
@@ -139,6 +153,7 @@ async function recordUse(deps: AuthDeps, tokenId: number, mayBeDue: boolean): Pr
   const { tokens } = authTables(deps.registry);
   const now = new Date(nowMs).toISOString();
   // The condition is repeated in the UPDATE so concurrent requests (and instances) record one use, not one each.
-  await runRows(deps.knex, sql`UPDATE ${tokens} SET "last_used" = ${now}::timestamptz, "last_updated" = ${now}::timestamptz
+  // A write, so on the primary even when the request reads from a standby.
+  await runRows(primaryOf(deps.knex), sql`UPDATE ${tokens} SET "last_used" = ${now}::timestamptz, "last_updated" = ${now}::timestamptz
       WHERE "id" = ${tokenId}::bigint AND ("last_used" IS NULL OR "last_used" < ${now}::timestamptz - make_interval(secs => ${LAST_USED_INTERVAL_SECONDS}))`);
 }

@@ -4,6 +4,7 @@ import { AUTH_VERSION_TABLE } from '../migrations/routines';
 import type { Principal } from './authenticate';
 import type { Grant } from './permissions';
 import type { Db } from '../database/db';
+import { currentRequestScope } from '../database/request-scope';
 
 /** A token as looked up, kept so the next request with it need not look again. */
 export interface CachedToken {
@@ -71,10 +72,16 @@ export function currentAuthVersion(): Sql {
   return sql`(SELECT "version" FROM ${ident(AUTH_VERSION_TABLE)})`;
 }
 
-/** True when the credentials a read was authorised with are still current (TRUE without cached credentials). */
+/**
+ * True when the credentials a read was authorised with are still current (TRUE without cached credentials).
+ * On a standby, also that the standby is fresh enough for this caller (engine/database/standby.ts): false
+ * there has the request answered again on the primary.
+ */
 export function credentialsAreCurrent(principal: Principal | null): Sql {
   const version = principal?.authVersion;
-  return version === undefined ? sql`TRUE` : sql`${currentAuthVersion()} = ${version}::bigint`;
+  const credentials = version === undefined ? sql`TRUE` : sql`${currentAuthVersion()} = ${version}::bigint`;
+  const standby = currentRequestScope()?.readFrom;
+  return standby ? sql`(${credentials} AND ${standby.freshness(principal?.userId ?? null)})` : credentials;
 }
 
 /** Whether the auth version is still the one given: asked before refusing a caller on cached permissions. */

@@ -5,6 +5,8 @@ import { runRows } from '../database/run';
 import type { AuthDeps, Principal } from './authenticate';
 import { inNetworks, parseAddress } from './client-address';
 import type { Db } from '../database/db';
+import { currentRequestScope } from '../database/request-scope';
+import { primaryOf } from '../database/routed-db';
 
 export const SESSION_COOKIE = 'sessionid';
 export const CSRF_HEADER = 'x-csrftoken';
@@ -84,11 +86,21 @@ function authHash(passwordHash: string): string {
 export async function sessionPrincipal(deps: AuthDeps, req: Request): Promise<Principal | null> {
   const key = readCookie(req, SESSION_COOKIE);
   if (!key || !TOKEN_FORMAT.test(key)) return null;
-  const users = ident(deps.registry.roles.get('user')!.table);
-  const [row] = await runRows<{ csrf_token: string; auth_hash: string; password: string; id: number; username: string; is_superuser: boolean }>(deps.knex, sql`SELECT "s"."csrf_token", "s"."auth_hash", "u"."password", "u"."id", "u"."username", "u"."is_superuser" FROM ${sessionTable(deps)} AS "s" JOIN ${users} AS "u" ON "u"."id" = "s"."user_id"
-      WHERE "s"."key" = ${keyHash(key)} AND "s"."expires" > ${deps.clock.now().toISOString()}::timestamptz AND "u"."is_active"`);
+  const found = await lookUpSession(deps, deps.knex, key);
+  // A session started a moment ago on another instance may not be on the standby yet; one found there on a
+  // standby too far behind is not believed: both are asked again on the primary.
+  const row = found?.fresh === false || (!found && currentRequestScope()?.readFrom) ? await lookUpSession(deps, primaryOf(deps.knex), key) : found;
   if (!row || !csrfMatches(authHash(row.password), row.auth_hash)) return null;
   return { userId: row.id, username: row.username, isSuperuser: row.is_superuser, tokenId: null, writeEnabled: true, csrfToken: row.csrf_token };
+}
+
+async function lookUpSession(deps: AuthDeps, db: Db, key: string) {
+  const users = ident(deps.registry.roles.get('user')!.table);
+  const standby = db === deps.knex ? currentRequestScope()?.readFrom : undefined;
+  const [row] = await runRows<{ csrf_token: string; auth_hash: string; password: string; id: number; username: string; is_superuser: boolean; fresh: boolean }>(db, sql`SELECT "s"."csrf_token", "s"."auth_hash", "u"."password", "u"."id", "u"."username", "u"."is_superuser", ${standby ? standby.freshness(null) : sql`TRUE`} AS "fresh"
+       FROM ${sessionTable(deps)} AS "s" JOIN ${users} AS "u" ON "u"."id" = "s"."user_id"
+      WHERE "s"."key" = ${keyHash(key)} AND "s"."expires" > ${deps.clock.now().toISOString()}::timestamptz AND "u"."is_active"`);
+  return row;
 }
 
 /** Starts a session for the user: stores it and sets the cookie (HttpOnly, SameSite=Lax, Secure behind HTTPS). */

@@ -1,5 +1,18 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Db } from './db';
+import type { Sql } from '../sql/fragment';
+
+/**
+ * A standby a request reads from (engine/database/replica-routing.ts): its statements' handle, and the
+ * condition its reads add to `current` so that a standby too far behind, or a user with a write lease, is
+ * answered on the primary instead.
+ */
+export interface StandbyRead {
+  readonly name: string;
+  readonly db: Db;
+  freshness(userId: number | null): Sql;
+}
 
 /** A database connection a request holds, and what to do with it if the request's client leaves. */
 export interface HeldConnection {
@@ -13,6 +26,8 @@ export interface HeldConnection {
 export class RequestScope {
   private gone = false;
   private readonly held = new Set<HeldConnection>();
+  /** Set while this request's statements may run on a standby; unset (the default), everything is on the primary. */
+  readFrom: StandbyRead | undefined;
 
   get clientGone(): boolean {
     return this.gone;

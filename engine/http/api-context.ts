@@ -8,6 +8,7 @@ import type { Action, Scope } from '../auth/permissions';
 import type { ResolvedModel } from '../definitions/registry-types';
 import type { ChangeContext } from '../writes/change-context';
 import type { Db } from '../database/db';
+import type { Replicas } from '../database/open-replicas';
 
 /** What every handler works with: the registry, the database and the settings, plus who is asking. */
 export interface ApiContext {
@@ -21,6 +22,8 @@ export interface ApiContext {
   credentials?: CredentialCache;
   /** Custom field definitions this process has read, for writes made in one statement (createApp makes one). */
   customFields?: CustomFieldCache;
+  /** The standbys safe reads may use and this instance's write leases; absent without DATABASE_REPLICA_URLS. */
+  replicas?: Replicas;
 }
 
 export interface CallContext extends ApiContext {
