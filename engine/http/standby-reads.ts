@@ -48,7 +48,11 @@ export async function answeredOnStandby(ctx: ApiContext, scope: RequestScope, pr
   try {
     await answer();
   } catch (e) {
-    if (!(e instanceof StaleCredentials)) throw e;
+    if (!(e instanceof StaleCredentials)) {
+      // A refusal or a 404 the standby's data decided is an answer from the standby too.
+      if (scope.readFrom === standby) set.served(standby);
+      throw e;
+    }
     // Already counted when a standby error moved the request to the primary on the way.
     if (scope.readFrom === standby) set.sentToPrimary(standby, 'not_fresh');
     scope.readFrom = undefined;
