@@ -73,7 +73,7 @@ export class ReplicaSet {
     if (!standby) return;
     standby.readsSentToPrimary++;
     this.primaryInstead[reason]++;
-    if (reason === 'standby_error' && unavailableReason(error)) this.setState(standby, 'down', (error as Error).message);
+    if (reason === 'standby_error' && unavailableReason(error)) this.markDown(standby, (error as Error).message);
   }
 
   served(read: StandbyRead): void {
@@ -108,11 +108,29 @@ export class ReplicaSet {
       standby.lagSeconds = lag;
       if (lag === null) this.setState(standby, 'down', 'no heartbeat row (not migrated yet?)');
       else if (lag * 1000 > this.maxLagMs) this.setState(standby, 'lagging', `${lag.toFixed(1)} s behind, more than REPLICA_MAX_LAG`);
+      else if (standby.state === 'down' || standby.state === 'rejoining') this.rejoin(standby, lag);
       else this.setState(standby, 'up', `${lag.toFixed(1)} s behind`);
     } catch (e) {
       standby.lagSeconds = null;
       this.setState(standby, 'down', (e as Error).message);
     }
+  }
+
+  /**
+   * A standby back from down: writes made meanwhile did not wait for it to show their leases, so it answers
+   * reads only once it has been fresh for REPLICA_MAX_LAG, by when it has replayed them.
+   */
+  private rejoin(standby: Standby, lag: number): void {
+    if (standby.state === 'down') {
+      standby.rejoinedAt = Date.now();
+      this.setState(standby, 'rejoining', `${lag.toFixed(1)} s behind; reads again after REPLICA_MAX_LAG`);
+    } else if (Date.now() - standby.rejoinedAt >= this.maxLagMs) this.setState(standby, 'up', `${lag.toFixed(1)} s behind`);
+  }
+
+  /** A standby that failed to answer outside a probe (a lease poll): down until probes find it back. */
+  markDown(read: StandbyRead, why: string): void {
+    const standby = this.standbys.find((s) => s === read);
+    if (standby) this.setState(standby, 'down', why);
   }
 
   private setState(standby: Standby, state: StandbyState, why: string): void {

@@ -4,8 +4,12 @@ import { ident, sql, type Sql } from '../sql/fragment';
 import { HEARTBEAT_TABLE, WRITE_LEASE_TABLE } from '../migrations/replica-tables';
 import { describeDatabaseUrl } from './wait-for-database';
 
-/** up: answers reads; lagging: further behind than REPLICA_MAX_LAG; down: does not answer. */
-export type StandbyState = 'up' | 'lagging' | 'down';
+/**
+ * up: answers reads; lagging: further behind than REPLICA_MAX_LAG; down: does not answer; rejoining: back
+ * from down, answers no reads until it has been fresh for REPLICA_MAX_LAG (writes made while it was down
+ * did not wait for it to show their lease); unknown: not probed yet.
+ */
+export type StandbyState = 'unknown' | 'up' | 'lagging' | 'down' | 'rejoining';
 
 /**
  * The condition a read on a standby adds to its `current` column, evaluated in the read's own statement
@@ -20,8 +24,10 @@ export function standbyFreshness(maxLagMs: number, userId: number | null): Sql {
 
 /** One standby: its connections, its state as last probed, and what it served. */
 export class Standby implements StandbyRead {
-  /** Down until the first probe says otherwise, so that nothing reads from a standby never seen. */
-  state: StandbyState = 'down';
+  /** Nothing reads from a standby never probed. */
+  state: StandbyState = 'unknown';
+  /** When a rejoining standby was first found fresh again (ms). */
+  rejoinedAt = 0;
   /** Seconds behind at the last probe; null when it did not answer. */
   lagSeconds: number | null = null;
   readsServed = 0;

@@ -83,7 +83,9 @@ export class WriteLeases {
       try {
         const [row] = await runRows<{ seen: boolean }>(standby.db, sql`SELECT EXISTS (SELECT 1 FROM ${ident(WRITE_LEASE_TABLE)} WHERE "user_id" = ${userId}::bigint AND "until" >= to_timestamp(${untilMs / 1000}::float8)) AS "seen"`);
         if (row?.seen) return;
-      } catch {
+      } catch (e) {
+        // Unreachable: not waited for, and so down (it rejoins only after REPLICA_MAX_LAG, see replica-set.ts).
+        this.replicas.markDown(standby, (e as Error).message);
         return;
       }
       const left = deadline - this.now();

@@ -32,6 +32,7 @@ describeScaleOut('read-your-writes across instances, standby delayed 1 s', () =>
     let stale = 0;
     let id = 0;
     let slug = '';
+    const started = Date.now();
     for (let round = 0; round < 1000; round++) {
       let description: string;
       if (round % 2 === 0) {
@@ -50,6 +51,8 @@ describeScaleOut('read-your-writes across instances, standby delayed 1 s', () =>
       if (detail.status !== 200 || detail.body.description !== description) stale++;
       if (list.status !== 200 || list.body.count !== 1 || list.body.results[0].description !== description) stale++;
     }
+    const served = await standbyStatus(b.base, writer);
+    console.log(`1,000 rounds in ${Date.now() - started} ms; B's standby: ${JSON.stringify(served)}`);
     expect(stale).toBe(0);
   }, 1_800_000);
 
