@@ -227,10 +227,14 @@ function callContext(ctx: ApiContext, principal: Principal | null, origin: strin
     const version = principal.authVersion;
     const cached = version === undefined ? undefined : ctx.credentials?.grants(principal.userId, version);
     if (cached) return cached;
+    // On a standby the permissions may be older than the version the principal was read with (looked up
+    // on the primary when the standby did not have the token): used for this read only, whose statement
+    // checks that version on the standby, and never cached under it.
+    const onStandby = currentRequestScope()?.readFrom !== undefined;
     const loaded = await loadGrants(ctx.knex, ctx.registry, principal.userId);
     // Kept under the version the principal was read with: if permissions changed in between, the read's
     // check of that version fails and everything is looked up again.
-    if (version !== undefined) ctx.credentials?.setGrants(principal.userId, version, loaded);
+    if (version !== undefined && !onStandby) ctx.credentials?.setGrants(principal.userId, version, loaded);
     return loaded;
   };
   const loadOnce = () => (grants ??= load());
