@@ -47,7 +47,7 @@ export async function serve(): Promise<void> {
   }
   const app = createApp({ registry, knex: db.knex, config, version: packageVersion(), embedded: db.embedded, clock: systemClock });
   // Each request runs in its own scope, so that the queries of a request whose client left can be cancelled.
-  const server = http.createServer((req, res) => handleInRequestScope(req, res, () => app(req, res)));
+  const server = http.createServer((req, res) => inFlight.answerHealthCheck(req, res) || handleInRequestScope(req, res, () => app(req, res)));
   const inFlight = trackInFlight(server);
   // Requests Node's parser refuses (headers over its size limit, malformed request lines) still get a JSON body.
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
