@@ -117,6 +117,13 @@ export async function runTopology(args: string[]): Promise<number> {
       if (opts.only && !opts.only.has(sc.name)) continue;
       if (sc.needs.some((ep) => !ctx.ids(ep).length)) continue;
       if (sc.setup) ctx = await sc.setup(api, ctx);
+      // As the main bench does: a scenario whose answer is wrong is reported, not measured.
+      const first = await api.get(sc.path(ctx));
+      const verdict = sc.verify(ctx)(first.status, first.json);
+      if (!verdict.ok) {
+        run.failures.push(`${sc.name}: verify failed (${verdict.note}) for GET ${sc.path(ctx)}: HTTP ${first.status} ${first.text.slice(0, 200)}`);
+        continue;
+      }
       scenarios.push({ name: sc.name, path: sc.path(ctx) });
     }
     await seeder.stop();
