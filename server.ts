@@ -7,7 +7,9 @@ import { systemClock } from './engine/auth/clock';
 import { handleInRequestScope } from './engine/database/request-scope';
 import { superviseWorkers } from './engine/cli/cluster-supervisor';
 import { trackInFlight } from './engine/cli/drain';
+import { listenOrFail, reportStartupFailure } from './engine/cli/listen';
 import { onStopSignal } from './engine/cli/stop-signals';
+import { StartupError } from './engine/database/startup-error';
 import { startDispatcher } from './engine/events/start-dispatcher';
 import { anyUserExists, firstUserAdvice } from './engine/auth/first-user';
 import { openReplicas } from './engine/database/open-replicas';
@@ -48,10 +50,8 @@ export async function serve(): Promise<void> {
   const { knex, replicas } = openReplicas(db.knex, config, db.embedded);
   const app = createApp({ registry, knex, config, version: packageVersion(), embedded: db.embedded, clock: systemClock, replicas });
   // Each request runs in its own scope, so that the queries of a request whose client left can be cancelled.
-  const server = http.createServer((req, res) => handleInRequestScope(req, res, () => app(req, res)));
+  const server = http.createServer((req, res) => inFlight.answerHealthCheck(req, res) || handleInRequestScope(req, res, () => app(req, res)));
   const inFlight = trackInFlight(server);
-  // Every server process dispatches the event outbox too, unless PATCHBAY_EVENTS_DISPATCH=false leaves it to `patchbay worker`.
-  const dispatcher = config.eventsDispatch ? startDispatcher(db.knex, registry, config) : null;
   // Requests Node's parser refuses (headers over its size limit, malformed request lines) still get a JSON body.
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
     if (!socket.writable) return socket.destroy();
@@ -59,10 +59,16 @@ export async function serve(): Promise<void> {
     const body = JSON.stringify({ detail: status === 431 ? 'Request headers too large.' : 'Bad request.' });
     socket.end(`HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
   });
-  server.listen(config.port, config.host, () => {
-    if (cluster.isWorker) return;
-    log(`Patchbay ${packageVersion()} serving ${address} on ${db.embedded ? `embedded PostgreSQL in ${config.dataDir}` : 'PostgreSQL'}`);
-  });
+  try {
+    await listenOrFail(server, config.port, config.host);
+  } catch (e) {
+    await db.close();
+    if (cluster.isWorker && e instanceof StartupError) return reportStartupFailure(e);
+    throw e;
+  }
+  if (!cluster.isWorker) log(`Patchbay ${packageVersion()} serving ${address} on ${db.embedded ? `embedded PostgreSQL in ${config.dataDir}` : 'PostgreSQL'}`);
+  // Every server process dispatches the event outbox too, unless PATCHBAY_EVENTS_DISPATCH=false leaves it to `patchbay worker`.
+  const dispatcher = config.eventsDispatch ? startDispatcher(db.knex, registry, config) : null;
   onStopSignal(async () => {
     const cut = await inFlight.drain(config.shutdownGraceMs);
     if (cut) console.error(`stopping: ${cut} requests still running after PATCHBAY_SHUTDOWN_GRACE were cut`);

@@ -1,4 +1,5 @@
 import cluster, { type Worker } from 'node:cluster';
+import { isStartupFailure } from './listen';
 import { onStopSignal } from './stop-signals';
 
 /** A worker that dies sooner than this after starting is restarted after a pause (no tight crash loop). */
@@ -15,6 +16,10 @@ const EXIT_MARGIN_MS = 10_000;
  * round-robin the primary accepts and hands each connection to a worker, and after a kill -9 it handed
  * connections to the dead worker, where they hung. With SCHED_NONE a dead worker simply stops accepting;
  * connections wait in the kernel's queue for a live one.
+ *
+ * A worker that cannot start (it cannot listen on the address: a restart will not cure that) says so in a
+ * message before it exits; the primary then prints that one line, stops the others and exits 1, so a process
+ * manager sees the failure at once. A worker that dies later, or without that message, is replaced.
  */
 export function superviseWorkers(count: number, graceMs: number, log: (line: string) => void, serving: () => void): void {
   cluster.schedulingPolicy = cluster.SCHED_NONE;
@@ -33,6 +38,24 @@ export function superviseWorkers(count: number, graceMs: number, log: (line: str
     const old = replaces.get(w);
     if (old !== undefined) log(`worker ${w.process.pid} serving (replaces ${old})`);
     replaces.delete(w);
+  });
+  const failStartup = (message: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.error(`patchbay: ${message}`);
+    const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => !!w && !w.isDead());
+    const exited = workers.map((w) => new Promise<void>((resolve) => w.once('exit', () => resolve())));
+    for (const w of workers) w.process.kill('SIGTERM');
+    const killer = setTimeout(() => {
+      for (const w of workers) if (!w.isDead()) w.process.kill('SIGKILL');
+    }, EXIT_MARGIN_MS);
+    void Promise.all(exited).then(() => {
+      clearTimeout(killer);
+      process.exit(1);
+    });
+  };
+  cluster.on('message', (_w, message: unknown) => {
+    if (isStartupFailure(message)) failStartup(message.message);
   });
   cluster.on('exit', (w, code, signal) => {
     const lived = Date.now() - (startedAt.get(w) ?? 0);

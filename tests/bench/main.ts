@@ -1,7 +1,9 @@
 /** `npm run bench` (through tsx): the benchmark is a development tool, not a command of the production CLI. */
 import { runBench } from './run-bench';
+import { runTopology } from './topology/run-topology';
 
-runBench(process.argv.slice(2)).then(
+const args = process.argv.slice(2);
+(args.includes('--topology') ? runTopology(args) : runBench(args)).then(
   (code) => {
     process.exitCode = code;
   },

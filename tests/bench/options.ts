@@ -38,7 +38,9 @@ export const USAGE = `usage: npm run bench -- [options]
   --write-modes <m>  the write phases under each of: log (as served, default), nolog (the change log's
                      triggers disabled; PostgreSQL only), webhook (one active event rule and webhook)
   --ips <n>          IP addresses to seed, whatever the scale (the filter benchmark uses 100000)
-  --prefixes <n>     /24 prefixes to seed (the filter benchmark uses 20000)`;
+  --prefixes <n>     /24 prefixes to seed (the filter benchmark uses 20000)
+  --topology         instead: 1 instance on the primary vs 2 instances with a streaming standby, on
+                     tools/replication/cluster.sh (docs/scaling-out/topology.md; --topology --help)`;
 
 function numberFlag(name: string, raw: string | undefined): number {
   const n = Number(raw);
