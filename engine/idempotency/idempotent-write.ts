@@ -86,7 +86,7 @@ export async function idempotently(ctx: ApiContext, req: Request, res: Response,
   let stored: StoredAnswer | null = null;
   try {
     await ctx.knex.transaction(async (trx) => {
-      if (!(await claimKey(trx, owner, key))) {
+      if (!(await claimKey(trx, owner, key, ctx.config.idempotencyKeyRetentionHours))) {
         stored = await storedAnswer(trx, owner, key);
         return;
       }

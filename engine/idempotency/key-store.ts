@@ -14,12 +14,19 @@ const T = `"${IDEMPOTENCY_KEY_TABLE}"`;
 /**
  * Claims the key as the write's first statement. A request holding the same key in a transaction still
  * running makes this wait (the primary key's uniqueness check) until that one ends: true when this
- * request now holds the key (there was none, or the other rolled back), false when an answer is stored.
- * The placeholder row is filled by storeAnswer before the write commits; no one ever sees it unfilled.
+ * request now holds the key (there was none, the other rolled back, or the stored one is older than the
+ * retention and not yet pruned), false when an answer is stored. The placeholder row is filled by
+ * storeAnswer before the write commits; no one ever sees it unfilled.
  */
-export async function claimKey(trx: DbTransaction, userId: number, key: string): Promise<boolean> {
+export async function claimKey(trx: DbTransaction, userId: number, key: string, retentionHours: number): Promise<boolean> {
   const claimed = await trx.run(
-    { text: `INSERT INTO ${T} ("user_id", "key", "fingerprint", "status", "headers", "body") VALUES ($1, $2, '', 0, '{}', '') ON CONFLICT ("user_id", "key") DO NOTHING RETURNING 1 AS "claimed"`, values: [userId, key] },
+    {
+      text: `INSERT INTO ${T} AS "k" ("user_id", "key", "fingerprint", "status", "headers", "body") VALUES ($1, $2, '', 0, '{}', '')
+  ON CONFLICT ("user_id", "key") DO UPDATE SET "fingerprint" = '', "status" = 0, "headers" = '{}', "body" = '', "created" = now()
+  WHERE "k"."created" < now() - make_interval(hours => $3::int)
+  RETURNING 1 AS "claimed"`,
+      values: [userId, key, retentionHours],
+    },
     { prepared: true },
   );
   return claimed.rows.length === 1;

@@ -182,6 +182,21 @@ describe('Idempotency-Key', () => {
     expect(later.headers['idempotent-replayed']).toBeUndefined();
   });
 
+  test('a key past its retention but not yet pruned is not replayed either: the write runs as new', async () => {
+    const site = newSite();
+    expect((await t.api.post(SITES).set(t.auth).set(KEY, 'stale').send(site)).status).toBe(201);
+    await t.knex.raw(`UPDATE "patchbay_idempotency_key" SET "created" = now() - interval '25 hours' WHERE "key" = 'stale'`);
+    const other = newSite();
+    const again = await t.api.post(SITES).set(t.auth).set(KEY, 'stale').send(other);
+    expect(again.status).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBeUndefined();
+    expect(await sitesNamed(other.name)).toBe(1);
+    // The key now holds the new answer, and replays it.
+    const replayed = await t.api.post(SITES).set(t.auth).set(KEY, 'stale').send(other);
+    expect(replayed.headers['idempotent-replayed']).toBe('true');
+    expect(replayed.text).toBe(again.text);
+  });
+
   test('the OpenAPI document offers the header on writes', async () => {
     const doc = await t.api.get('/api/schema/?format=json').set(t.auth);
     expect(doc.status).toBe(200);
