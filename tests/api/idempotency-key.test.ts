@@ -100,6 +100,9 @@ describe('Idempotency-Key', () => {
     const empty = await t.api.post(SITES).set(t.auth).set(KEY, '').send(newSite());
     // An empty header value is no key at all to Node (it keeps the header, with ''): refused the same way.
     expect(empty.status).toBe(400);
+    const twice = await t.api.post(SITES).set(t.auth).set(KEY, ['one', 'two'] as unknown as string) /* sent as two header lines */.send(newSite());
+    expect(twice.status).toBe(400);
+    expect(twice.body[KEY]).toEqual([expect.stringContaining('one Idempotency-Key header')]);
     const longest = await t.api.post(SITES).set(t.auth).set(KEY, 'k'.repeat(255)).send(newSite());
     expect(longest.status).toBe(201);
   });
@@ -139,6 +142,22 @@ describe('Idempotency-Key', () => {
     expect(again.headers['idempotent-replayed']).toBe('true');
     for (const s of body) expect(await sitesNamed(s.name)).toBe(1);
     expect(await changesOf([requestId(first), requestId(again)])).toBe(3);
+  });
+
+  test('a bulk change and a bulk delete replay too', async () => {
+    const made = (await t.api.post(SITES).set(t.auth).send([newSite(), newSite()])).body as Array<{ id: number }>;
+    const patch = made.map((m) => ({ id: m.id, description: 'bulk once' }));
+    const first = await t.api.patch(SITES).set(t.auth).set(KEY, 'bulk-patch').send(patch);
+    const again = await t.api.patch(SITES).set(t.auth).set(KEY, 'bulk-patch').send(patch);
+    expect([first.status, again.status]).toEqual([200, 200]);
+    expect(again.text).toBe(first.text);
+    expect(await changesOf([requestId(first), requestId(again)])).toBe(2);
+    const ids = made.map((m) => ({ id: m.id }));
+    const del = await t.api.delete(SITES).set(t.auth).set(KEY, 'bulk-delete').send(ids);
+    const delAgain = await t.api.delete(SITES).set(t.auth).set(KEY, 'bulk-delete').send(ids);
+    expect([del.status, delAgain.status]).toEqual([204, 204]);
+    expect(delAgain.headers['idempotent-replayed']).toBe('true');
+    expect(await changesOf([requestId(del), requestId(delAgain)])).toBe(2);
   });
 
   test('an allocation action (available-ips POST) replays the address it gave', async () => {
