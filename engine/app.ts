@@ -23,6 +23,8 @@ import { closeUnreadBodies } from './http/request-body';
 import { knownPrincipal, loginRequired } from './auth/login-required';
 import { overHttps } from './auth/sessions';
 import { RETRY_AFTER_SECONDS, unavailableDetail, unavailableReason } from './database/db-unavailable';
+import { commitOutcomeUnknown, commitOutcomeUnknownDetail } from './database/commit-outcome';
+import { idempotently } from './idempotency/idempotent-write';
 import { databaseReachable } from './database/database-ping';
 import { serveMedia } from './http/media-files';
 import { configureSharedSandbox } from './sandbox/shared-sandbox';
@@ -112,11 +114,13 @@ async function handleApi(ctx: ApiContext, req: Request, res: Response): Promise<
   const known = knownPrincipal(res);
   const application = ctx.registry.applications.find((a) => a.name === parts[0]);
   const view = application?.views.get(parts[1]!);
+  const requestId = String(res.locals.requestId);
   if (application && view) {
     const principal = known === undefined ? await authenticate(ctx, req) : known;
     await takeWriteLease(ctx, req.method, principal);
-    const call = callContext(ctx, principal, origin, query, String(res.locals.requestId));
-    return appView(view.view)!.handle(call, req, res, { app: application, segment: parts[1]!, rest: parts.slice(2), options: view.options });
+    return idempotently(ctx, req, res, principal?.userId ?? null, (c) =>
+      appView(view.view)!.handle(callContext(c, principal, origin, query, requestId), req, res, { app: application, segment: parts[1]!, rest: parts.slice(2), options: view.options }),
+    );
   }
   const model = ctx.registry.byPath.get(`${parts[0]}/${parts[1]}`);
   if (!model || parts.length > 4) throw notFound();
@@ -127,27 +131,32 @@ async function handleApi(ctx: ApiContext, req: Request, res: Response): Promise<
   // standby must check: look again (from the cache, no query).
   const again = known === undefined || (scope?.readFrom !== undefined && known?.tokenId != null && known.authVersion === undefined);
   let principal = again ? await authenticate(ctx, req, cached ? ctx.credentials : undefined) : known;
-  const call = (p: Principal | null) => callContext(ctx, p, origin, query, String(res.locals.requestId));
   if (scope?.readFrom) {
-    if (await answeredOnStandby(ctx, scope, principal, () => routeToModel(req, res, model, parts, call(principal), fullUrl))) return;
+    const onStandby = principal;
+    if (await answeredOnStandby(ctx, scope, onStandby, () => routeToModel(req, res, model, parts, callContext(ctx, onStandby, origin, query, requestId), fullUrl))) return;
     // Answered again on the primary, the caller looked up there (from the cache: the primary's read checks it).
     principal = await authenticate(ctx, req, cached ? ctx.credentials : undefined);
   }
   await takeWriteLease(ctx, req.method, principal);
-  if (!cached || principal?.authVersion === undefined) return routeToModel(req, res, model, parts, call(principal), fullUrl);
-  try {
-    return await routeToModel(req, res, model, parts, call(principal), fullUrl);
-  } catch (e) {
-    // A write refused on cached credentials (an object outside a scope that has since grown, say) is
-    // confirmed against the auth version before the refusal is sent; a read's statement checked already.
-    const stale = e instanceof StaleCredentials
-      || (req.method !== 'GET' && isRefusal(e) && !(await authVersionIsCurrent(ctx.knex, principal.authVersion)));
-    if (!stale) throw e;
-    // Users, tokens or permissions changed since the cache was filled: look again, and answer with that.
-    // A write rolled back with the stale statement, so running it again is safe (its body is kept).
-    ctx.credentials?.clear();
-    return routeToModel(req, res, model, parts, call(await authenticate(ctx, req)), fullUrl);
-  }
+  const caller = principal;
+  // With an Idempotency-Key, `c` is ctx with the write's transaction as its database (engine/idempotency).
+  return idempotently(ctx, req, res, caller?.userId ?? null, async (c) => {
+    const call = (p: Principal | null) => callContext(c, p, origin, query, requestId);
+    if (!cached || caller?.authVersion === undefined) return routeToModel(req, res, model, parts, call(caller), fullUrl);
+    try {
+      return await routeToModel(req, res, model, parts, call(caller), fullUrl);
+    } catch (e) {
+      // A write refused on cached credentials (an object outside a scope that has since grown, say) is
+      // confirmed against the auth version before the refusal is sent; a read's statement checked already.
+      const stale = e instanceof StaleCredentials
+        || (req.method !== 'GET' && isRefusal(e) && !(await authVersionIsCurrent(c.knex, caller.authVersion)));
+      if (!stale) throw e;
+      // Users, tokens or permissions changed since the cache was filled: look again, and answer with that.
+      // A write rolled back with the stale statement, so running it again is safe (its body is kept).
+      ctx.credentials?.clear();
+      return routeToModel(req, res, model, parts, call(await authenticate(c, req)), fullUrl);
+    }
+  });
 }
 
 /** /media/<name>: a stored file, to a caller who may view an object naming it (engine/http/media-files.ts). */
@@ -259,6 +268,11 @@ function handleError(err: unknown, req: Request, res: Response): void {
     return sendJson(req, res, e.status, { detail: e.message ?? 'Bad request.' });
   }
   const requestId = String(res.locals.requestId ?? '');
+  if (commitOutcomeUnknown(err)) {
+    // The write may have committed: no Retry-After, since a blind retry could write it twice.
+    console.error(`[${requestId}] ${req.method} ${req.originalUrl}: connection lost during COMMIT (${unavailableReason(err) ?? 'unknown'}), outcome unknown`);
+    return sendJson(req, res, 504, { detail: commitOutcomeUnknownDetail(requestId), request_id: requestId });
+  }
   const unavailable = unavailableReason(err);
   if (unavailable) {
     // The database's state, not a bug: one line in the log, and a 503 the client may retry.

@@ -89,6 +89,8 @@ export interface Config {
   // Change log and events (docs/events.md).
   /** Days change log rows are kept (NetBox's CHANGELOG_RETENTION); 0 keeps them for ever. */
   changelogRetentionDays: number;
+  /** Hours an Idempotency-Key and the answer it stored are kept (docs/scaling-out/idempotency.md); pruned with the change log. */
+  idempotencyKeyRetentionHours: number;
   /** Whether each server process also dispatches the outbox (false: only `patchbay worker` does). */
   eventsDispatch: boolean;
   /** Attempts a delivery gets before it is marked failed. */
@@ -179,6 +181,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     migrationsDir: path.resolve(env.PATCHBAY_MIGRATIONS_DIR || path.join(packageRoot(), 'migrations')),
     ...operationsSettings(env),
     changelogRetentionDays: int(env, 'CHANGELOG_RETENTION', 90),
+    idempotencyKeyRetentionHours: Math.max(1, int(env, 'IDEMPOTENCY_KEY_RETENTION', 24)),
     eventsDispatch: bool(env, 'PATCHBAY_EVENTS_DISPATCH', true),
     eventsMaxAttempts: Math.max(1, int(env, 'PATCHBAY_EVENTS_MAX_ATTEMPTS', 10)),
     eventsRetryBaseMs: seconds(env, 'PATCHBAY_EVENTS_RETRY_BASE', 5),

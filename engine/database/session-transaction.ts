@@ -1,4 +1,5 @@
 import { positional } from './placeholders';
+import { commitFailure } from './commit-outcome';
 import type { DbTransaction, QueryResult, Row, RunOptions, Statement } from './db';
 
 /** Runs one statement on the session a transaction holds. */
@@ -44,7 +45,7 @@ class SessionTransaction implements DbTransaction {
 /**
  * BEGIN, work, COMMIT; ROLLBACK when work rejects, and its rejection passed on. A failed COMMIT (a deferred
  * constraint, a serialization failure) has already ended the transaction on the server; it is passed on
- * too. onBroken hears of a ROLLBACK that failed: the session's state is unknown, it must not be reused.
+ * too; a lost connection during COMMIT is marked as an unknown outcome. onBroken hears of a ROLLBACK that failed: the session's state is unknown, it must not be reused.
  */
 export async function inTransaction<T>(exec: SessionExec, work: (trx: DbTransaction) => Promise<T>, onBroken: () => void): Promise<T> {
   await exec(BEGIN);
@@ -58,6 +59,9 @@ export async function inTransaction<T>(exec: SessionExec, work: (trx: DbTransact
     throw e;
   }
   trx.ended = true;
-  await exec(COMMIT);
+  // A lost connection here leaves the outcome unknown (engine/database/commit-outcome.ts): told apart from a 503.
+  await exec(COMMIT).catch((e: unknown) => {
+    throw commitFailure(e);
+  });
   return result;
 }

@@ -5,6 +5,7 @@ import { judgeConditions } from './judge-conditions';
 import { networkPolicy } from './network-policy';
 import { OutboxStatements, type ClaimedRow, type FinalStatus, type HookRow, type RuleRow } from './outbox-statements';
 import { pruneChangeLog } from './retention';
+import { pruneKeys } from '../idempotency/key-store';
 import { templateLimits } from '../sandbox/render-template';
 import type { Db } from '../database/db';
 
@@ -196,7 +197,7 @@ export class Dispatcher {
 
   /**
    * Claims and delivers until stop(): looks again at once while claims fill the free slots or a delivery
-   * finishes, else every eventsPollMs; prunes the change log hourly.
+   * finishes, else every eventsPollMs; prunes the change log and expired Idempotency-Keys hourly.
    */
   start(): void {
     if (this.running) return;
@@ -208,6 +209,7 @@ export class Dispatcher {
           if (Date.now() - this.lastPrune > 3_600_000) {
             this.lastPrune = Date.now();
             await pruneChangeLog(this.opts.knex, this.opts.registry, this.opts.config.changelogRetentionDays);
+            await pruneKeys(this.opts.knex, this.opts.config.idempotencyKeyRetentionHours);
           }
           await this.reap();
           const { asked, claimed } = await this.claimAndStart();

@@ -5,6 +5,7 @@ import { quoteIdent as q } from './identifiers';
 import { changeLogRoutines } from './change-log-triggers';
 import { occupancyRoutines } from '../domain/allocation/occupancy';
 import { REPLICA_TABLES } from './replica-tables';
+import { IDEMPOTENCY_KEY_ROUTINE, IDEMPOTENCY_KEY_TABLE } from '../idempotency/key-table';
 
 /**
  * NetBox's deepmerge (objects merge key by key, recursively; anything else is replaced), for config
@@ -110,10 +111,15 @@ $$`,
 /**
  * What the engine's statements need besides the definitions' tables: the deep merge for config context,
  * the auth version that cached credentials are checked against, the change log's triggers, the
- * occupancy counts of address fields, the sums `sum_of` keeps, and the read replicas' heartbeat and write leases.
+ * occupancy counts of address fields, the sums `sum_of` keeps, the read replicas' heartbeat and write leases,
+ * and the Idempotency-Keys of writes.
  */
 export function engineRoutines(registry: Registry): Record<string, RoutineSpec> {
-  const out: Record<string, RoutineSpec> = { patchbay_jsonb_deep_merge: DEEP_MERGE, patchbay_replica_tables: REPLICA_TABLES };
+  const out: Record<string, RoutineSpec> = {
+    patchbay_jsonb_deep_merge: DEEP_MERGE,
+    patchbay_replica_tables: REPLICA_TABLES,
+    [IDEMPOTENCY_KEY_TABLE]: IDEMPOTENCY_KEY_ROUTINE,
+  };
   const auth = authVersion(registry);
   if (auth) out.patchbay_auth_version = auth;
   return { ...out, ...changeLogRoutines(registry), ...occupancyRoutines(registry), ...sumRoutines(registry) };

@@ -6,6 +6,7 @@ import { modelComponents } from './model-components';
 import { modelPathItems } from './model-operations';
 import { specialPaths, specialSchemas } from './special-paths';
 import { listActionPaths } from './list-action-paths';
+import { addIdempotencyKeyParameter } from './idempotency-parameter';
 import { appViewPaths, detailActionPaths } from './action-paths';
 
 export type OpenApiDocument = Record<string, unknown> & {
@@ -42,6 +43,7 @@ export function buildOpenApiDocument(registry: Registry, version: string): OpenA
     for (const [p, item] of Object.entries(details.paths)) if (p.startsWith(`/api/${model.app}/${model.path}/`)) paths[p] = item;
   }
   Object.assign(paths, views.paths);
+  addIdempotencyKeyParameter(paths);
 
   const used = new Set(listed.map((m) => m.app));
   const tags = [

@@ -31,6 +31,15 @@ import type { DbTransaction } from '../database/db';
 
 type Trx = DbTransaction;
 
+/**
+ * Whether the request already runs in a transaction (one with an Idempotency-Key, engine/idempotency): its
+ * writes take the transactional path, since a one-statement write gives way on a deadlock by retrying
+ * afresh, which a transaction the deadlock has aborted could not do.
+ */
+function inRequestTransaction(ctx: CallContext): boolean {
+  return (ctx.knex as Partial<DbTransaction>).isTransaction === true;
+}
+
 /** Writes one prepared object; a constraint the database refuses becomes that element's field errors. */
 async function writeOne(ctx: CallContext, trx: Trx, model: ResolvedModel, write: PreparedWrite, id: number | undefined, many: boolean): Promise<number | FieldErrors> {
   // In a bulk request a failed element is undone to its savepoint so the others can still be checked
@@ -245,7 +254,7 @@ export async function createObjects(ctx: CallContext, model: ResolvedModel, body
   if (many && !items.length) throw new HttpError(400, { non_field_errors: ['Expected a list of items but got an empty list.'] });
   checkBulkSize(ctx, items.length);
   let earlier: PreparedEarlier | null = null;
-  if (!many && !addScope.length && !files?.size) {
+  if (!many && !addScope.length && !files?.size && !inRequestTransaction(ctx)) {
     const one = await createInOneStatement(ctx, model, withOwner(ctx, model, body));
     if ('done' in one) return { body: one.done.body, location: objectUrl(ctx.origin, model, one.done.id) };
     earlier = one.earlier;
@@ -333,7 +342,7 @@ async function writeAll(ctx: CallContext, trx: Trx, model: ResolvedModel, work: 
  */
 export async function updateObject(ctx: CallContext, model: ResolvedModel, id: number, body: unknown, mode: WriteMode, scopes: WriteScopes, files?: ReadonlyMap<string, StoredUpload>): Promise<string> {
   let earlier: PreparedEarlier | null = null;
-  if (!scopes.act.length && scopes.view !== null && !files?.size) {
+  if (!scopes.act.length && scopes.view !== null && !files?.size && !inRequestTransaction(ctx)) {
     const one = await updateInOneStatement(ctx, model, id, body, mode, scopes.view);
     if ('done' in one) return one.done;
     earlier = one.earlier;

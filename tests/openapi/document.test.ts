@@ -179,6 +179,8 @@ describe('the document', () => {
     expect(unnamed.map(({ path, method }) => `${method} ${path}`)).toEqual([]);
     expect(((doc.paths['/api/dcim/sites/{id}/']!.delete as Json).parameters as Json[])).toEqual([
       { name: 'id', in: 'path', required: true, description: 'A unique integer value identifying this site.', schema: { type: 'integer', minimum: 1 } },
+      // Every write takes it (docs/scaling-out/idempotency.md).
+      expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 255 } }),
     ]);
     expect(doc.components.parameters).toBeUndefined();
     const devices = ((doc.paths['/api/dcim/devices/']!.get as Json).parameters as Json[]).map((p) => p.name);
