@@ -13,7 +13,8 @@ type Log = (line: string) => void;
 export async function keepJitOffForDatabase(db: Db, mode: PoolMode, log: Log = (l) => console.warn(l)): Promise<void> {
   if (mode !== 'transaction') return;
   try {
-    await db.raw(`DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET jit = off', current_database()); END $$`);
+    // Only when this session does not have it already: ALTER DATABASE locks the database's catalogue row.
+    await db.raw(`DO $$ BEGIN IF current_setting('jit') <> 'off' THEN EXECUTE format('ALTER DATABASE %I SET jit = off', current_database()); END IF; END $$`);
   } catch (e) {
     log(`warning: DATABASE_POOL_MODE=transaction and this role may not ALTER DATABASE (${(e as Error).message}); run ALTER DATABASE <name> SET jit = off as its owner`);
   }

@@ -198,7 +198,7 @@ describeThroughBouncer('session mode through a transaction-mode PgBouncer fails,
     expect(server.output()).toMatch(/set DATABASE_POOL_MODE=transaction/);
     expect(server.output()).not.toMatch(/retrying/);
     server = undefined;
-  });
+  }, 120_000);
 
   test('with the start-up options ignored, named statements meet other server connections: 503s whose log names DATABASE_POOL_MODE', async () => {
     // What an operator who silenced PgBouncer's refusal would run: the options are dropped, named statements are not.
@@ -217,5 +217,5 @@ describeThroughBouncer('session mode through a transaction-mode PgBouncer fails,
     server = await startServer({ ...SERVER_ENV, DATABASE_URL: lenient.url(db.name), DATABASE_POOL_MODE: 'transaction' });
     const again = await Promise.all(Array.from({ length: 80 }, (_, i) => request(`${server!.url}${paths[i % paths.length]}?limit=${(i % 7) + 1}`, { headers: auth, timeoutMs: 30_000 })));
     expect(new Set(again.map((o) => (o.kind === 'answer' ? o.status : o.kind)))).toEqual(new Set([200]));
-  }, 120_000);
+  }, 300_000);
 });
