@@ -102,7 +102,7 @@ function urlOptions(url: string): { url: string; options: string } {
 export function openPgDatabase(opts: PgDatabaseOptions): DbHandle {
   const transactionMode = opts.poolMode === 'transaction';
   // search_path lives in the session; a transaction-mode pooler hands each transaction a session of its own.
-  if (transactionMode && opts.schema) throw new StartupError('a schema (search_path) cannot be kept with DATABASE_POOL_MODE=transaction: give the database a schema of its own');
+  if (transactionMode && opts.schema) throw new StartupError('a schema (search_path) cannot be kept with DATABASE_POOL_MODE=transaction: give each installation a database of its own');
   const fromUrl = urlOptions(opts.url);
   const options = transactionMode ? fromUrl.options : [
     ...(fromUrl.options ? [fromUrl.options] : []),
