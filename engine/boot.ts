@@ -13,6 +13,7 @@ import { resolveRegistry } from './definitions/resolve-registry';
 import { connectDatabase, type Database, type DatabaseLimits } from './database/connect';
 import { describeDatabaseUrl, waitForDatabase } from './database/wait-for-database';
 import { migrate } from './migrations/migrator';
+import { keepJitOffForDatabase, warnOfSessionDefaults } from './database/transaction-mode-settings';
 import { filterTable } from './filters/filter-table';
 import { checkDefinitionChecks, compileChecks } from './validation/definition-checks';
 import { clearedWithout, fillRoute } from './writes/filled-from';
@@ -84,9 +85,10 @@ function limitsFor(config: Config, use: DatabaseUse): DatabaseLimits {
  */
 export async function openDatabase(config: Config, use: DatabaseUse = 'command'): Promise<Database> {
   if (!config.databaseUrl) return connectDatabase({ dataDir: config.dataDir });
-  const db = await connectDatabase({ url: config.databaseUrl, poolMax: config.dbPoolSize, limits: limitsFor(config, use) });
+  const db = await connectDatabase({ url: config.databaseUrl, poolMax: config.dbPoolSize, poolMode: config.dbPoolMode, limits: limitsFor(config, use) });
   try {
     await waitForDatabase(db.knex, { timeoutMs: config.dbStartupTimeoutMs, where: describeDatabaseUrl(config.databaseUrl) });
+    if (use === 'serve') await warnOfSessionDefaults(db.knex, config.dbPoolMode, config.dbStatementTimeoutMs);
   } catch (e) {
     await db.close();
     throw e;
@@ -101,6 +103,7 @@ export async function openMigrated(config: Config, use: DatabaseUse = 'command')
     let applied: string[];
     try {
       applied = await migrate(forMigrations.knex, config.migrationsDir);
+      await keepJitOffForDatabase(forMigrations.knex, config.dbPoolMode);
     } finally {
       await forMigrations.close();
     }
@@ -108,5 +111,6 @@ export async function openMigrated(config: Config, use: DatabaseUse = 'command')
   }
   const db = await openDatabase(config, use);
   const applied = await migrate(db.knex, config.migrationsDir);
+  if (config.databaseUrl) await keepJitOffForDatabase(db.knex, config.dbPoolMode);
   return { db, applied };
 }

@@ -2,6 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { packageRoot } from './package-root';
 import { DEFAULT_DENY_NETWORKS, parseNetworks } from './events/network-policy';
+import { parsePoolMode, type PoolMode } from './database/pool-mode';
 
 /** Runtime settings, read from the environment under NetBox's names where NetBox has one. */
 export interface Config {
@@ -81,6 +82,11 @@ export interface Config {
   dbAcquireTimeoutMs: number;
   /** Connections per server process. */
   dbPoolSize: number;
+  /**
+   * session: a direct connection or a session-mode pooler (start-up options, named statements);
+   * transaction: a transaction-mode pooler such as PgBouncer's pool_mode = transaction (neither).
+   */
+  dbPoolMode: PoolMode;
   /** Milliseconds commands keep retrying a database that does not answer at start before giving up. */
   dbStartupTimeoutMs: number;
   /** Milliseconds in-flight requests get to finish after SIGTERM. */
@@ -235,6 +241,7 @@ function operationsSettings(env: NodeJS.ProcessEnv) {
     dbConnectTimeoutMs: seconds(env, 'PATCHBAY_DB_CONNECT_TIMEOUT', 5),
     dbAcquireTimeoutMs: seconds(env, 'PATCHBAY_DB_ACQUIRE_TIMEOUT', 10),
     dbPoolSize: Math.max(1, int(env, 'PATCHBAY_DB_POOL_SIZE', 10)),
+    dbPoolMode: parsePoolMode(env.DATABASE_POOL_MODE),
     dbStartupTimeoutMs: seconds(env, 'PATCHBAY_DB_STARTUP_TIMEOUT', 60),
     shutdownGraceMs: seconds(env, 'PATCHBAY_SHUTDOWN_GRACE', 25),
   };

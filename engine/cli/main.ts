@@ -5,6 +5,7 @@ import { check } from './check';
 import { reportBrokenRows } from './check-data';
 import { createSuperuser } from './createsuperuser';
 import { migrate } from '../migrations/migrator';
+import { keepJitOffForDatabase } from '../database/transaction-mode-settings';
 import { serve } from '../../server';
 import { startDispatcher } from '../events/start-dispatcher';
 import { onStopSignal } from './stop-signals';
@@ -43,6 +44,7 @@ export async function main(argv: string[]): Promise<number> {
       const db = await openDatabase(config);
       try {
         const applied = await migrate(db.knex, config.migrationsDir);
+        if (config.databaseUrl) await keepJitOffForDatabase(db.knex, config.dbPoolMode);
         console.log(applied.length ? `applied: ${applied.join(', ')}` : 'no migrations to apply');
         // Rows from before a rule existed stay; the operator is told which, and the migration still succeeds.
         const broken = await reportBrokenRows(db.knex, registry, config, (line) => console.warn(`warning: ${line}`));

@@ -6,6 +6,7 @@ import { openPgliteDatabase } from './pglite-database';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { lockDataDir, type DataDirLock } from './data-dir-lock';
+import type { PoolMode } from './pool-mode';
 
 // Ids are bigint columns; they stay far below 2^53, so clients get numbers as NetBox gives them.
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -19,6 +20,8 @@ export interface DatabaseOptions {
   /** A schema to work in (tests use one per file); created when missing. */
   schema?: string;
   poolMax?: number;
+  /** How connections reach a PostgreSQL server (pool-mode.ts); session when absent. */
+  poolMode?: PoolMode;
   /** Limits on a PostgreSQL server; none when absent. The embedded database runs in-process: none apply. */
   limits?: DatabaseLimits;
 }
@@ -55,6 +58,7 @@ export async function connectDatabase(opts: DatabaseOptions): Promise<Database> 
     db = openPgDatabase({
       url: opts.url,
       poolMax: opts.poolMax ?? 10,
+      poolMode: opts.poolMode,
       schema: opts.schema,
       statementTimeoutMs: limits?.statementTimeoutMs ?? 0,
       queryTimeoutMs: limits?.queryTimeoutMs ?? 0,

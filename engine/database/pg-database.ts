@@ -7,10 +7,16 @@ import { QueryListeners } from './query-listeners';
 import { MAX_PREPARED_PER_CONNECTION, preparedName } from './prepared-names';
 import { currentRequestScope } from './request-scope';
 import { markUnavailable, unavailableReason } from './db-unavailable';
+import type { PoolMode } from './pool-mode';
+import { isPoolerMismatch, poolerMismatchError } from './pooler-mismatch';
+import { sendCancelRequest } from './cancel-request';
+import { StartupError } from './startup-error';
 
 export interface PgDatabaseOptions {
   url: string;
   poolMax: number;
+  /** session (default): start-up options and named statements; transaction: neither (see pool-mode.ts). */
+  poolMode?: PoolMode;
   /** The schema unqualified names resolve in (search_path), set when each connection starts. */
   schema?: string;
   /** Milliseconds, 0 for none; see DatabaseLimits in connect.ts. */
@@ -48,8 +54,12 @@ function acquireTimeoutError(ms: number): Error {
   return markUnavailable(Object.assign(new Error(`${reason} (PATCHBAY_DB_ACQUIRE_TIMEOUT, ${ms / 1000} s)`), { name: 'AcquireTimeoutError' }), reason);
 }
 
-/** A driver error tagged when it is the database's unavailability (a 503), untouched otherwise. */
+/**
+ * A driver error tagged when it is the database's unavailability (a 503), untouched otherwise; a session-mode
+ * client on a transaction-mode pooler is told so in one line.
+ */
 function classified(e: unknown): unknown {
+  if (isPoolerMismatch(e)) return poolerMismatchError(e);
   const reason = unavailableReason(e);
   return reason && e && typeof e === 'object' ? markUnavailable(e, reason) : e;
 }
@@ -81,16 +91,20 @@ function urlOptions(url: string): { url: string; options: string } {
  *   server enforces nothing; after queryTimeoutMs the connection is closed (a late answer could never be
  *   told apart from the next query's) and never handed out again;
  * - cancel on disconnect: a connection is recorded in the request scope of the code that acquires it,
- *   and when that request's client leaves, its running statement is cancelled (pg_cancel_backend over a
- *   fresh connection) and the connection retired;
- * - named statements for the statements marked prepared, at most MAX_PREPARED_PER_CONNECTION per
- *   connection (past that the connection is retired, which frees their plans on the server);
+ *   and when that request's client leaves, its running statement is cancelled (the protocol's
+ *   CancelRequest, which a pooler forwards to the right server connection) and the connection retired;
+ * - in session mode, named statements for the statements marked prepared, at most
+ *   MAX_PREPARED_PER_CONNECTION per connection (past that the connection is retired, which frees their
+ *   plans on the server); in transaction mode, unnamed statements and no start-up options (pool-mode.ts);
  * - an acquire timeout apart from the connect timeout (pg.Pool has one setting for both).
  * Errors are pg's own, never carrying the bound values.
  */
 export function openPgDatabase(opts: PgDatabaseOptions): DbHandle {
+  const transactionMode = opts.poolMode === 'transaction';
+  // search_path lives in the session; a transaction-mode pooler hands each transaction a session of its own.
+  if (transactionMode && opts.schema) throw new StartupError('a schema (search_path) cannot be kept with DATABASE_POOL_MODE=transaction: give each installation a database of its own');
   const fromUrl = urlOptions(opts.url);
-  const options = [
+  const options = transactionMode ? fromUrl.options : [
     ...(fromUrl.options ? [fromUrl.options] : []),
     // A read is one statement whose many correlated sub-selects make the planner's cost estimates large,
     // which would have PostgreSQL JIT-compile it: seconds of compiling for milliseconds of work. Set at
@@ -101,8 +115,10 @@ export function openPgDatabase(opts: PgDatabaseOptions): DbHandle {
   const clientConfig: pg.ClientConfig = {
     connectionString: fromUrl.url,
     application_name: 'patchbay',
-    options,
-    ...(opts.statementTimeoutMs ? { statement_timeout: opts.statementTimeoutMs } : {}),
+    ...(options ? { options } : {}),
+    // PgBouncer refuses statement_timeout as a start-up parameter: in transaction mode it is the role's or
+    // the database's setting (docs/scaling-out/pgbouncer.md), and the query timeout below stays the backstop.
+    ...(opts.statementTimeoutMs && !transactionMode ? { statement_timeout: opts.statementTimeoutMs } : {}),
     ...(opts.connectTimeoutMs ? { connectionTimeoutMillis: opts.connectTimeoutMs } : {}),
   };
   // pg.Pool applies its connectionTimeoutMillis to waiting for a free connection too; the connect timeout
@@ -130,18 +146,11 @@ export function openPgDatabase(opts: PgDatabaseOptions): DbHandle {
   });
   const listeners = new QueryListeners();
 
-  /** pg_cancel_backend over a connection of its own: the busy one cannot carry it. */
+  /** A CancelRequest with the connection's key, on a connection of its own: the busy one cannot carry it. */
   async function cancel(client: pg.PoolClient): Promise<void> {
-    const pid = (client as unknown as { processID?: number | null }).processID;
-    if (!pid) return;
-    const canceller = new TimedClient();
-    canceller.on('error', () => undefined);
-    try {
-      await canceller.connect();
-      await canceller.query('SELECT pg_cancel_backend($1)', [pid]);
-    } finally {
-      await canceller.end().catch(() => undefined);
-    }
+    const key = client as unknown as { processID?: number | null; secretKey?: number | null; host: string; port: number };
+    if (!key.processID || key.secretKey === undefined || key.secretKey === null) return;
+    await sendCancelRequest({ host: key.host, port: key.port, processID: key.processID, secretKey: key.secretKey });
   }
 
   /** The request holding this connection lost its client: retire the connection, cancel what it runs. */
@@ -203,7 +212,7 @@ export function openPgDatabase(opts: PgDatabaseOptions): DbHandle {
     listeners.emit(statement.text, values);
     const s = stateOf(client);
     const config: pg.QueryConfig = { text: statement.text, values };
-    if (runOptions?.prepared) {
+    if (runOptions?.prepared && !transactionMode) {
       // The same text always gets the same name, so pg prepares it once per connection and PostgreSQL
       // reuses its plan: a read's statement is large, and planning it on every request would cost more
       // than running it.

@@ -36,7 +36,8 @@ export async function waitForDatabase(db: Db, opts: WaitOptions): Promise<void> 
       return;
     } catch (e) {
       const reason = unavailableReason(e);
-      if (reason === null) throw new StartupError(`cannot use the database ${opts.where}: ${(e as Error).message}`);
+      // Waiting cannot cure a setting that does not fit the pooler.
+      if (reason === null || (e as Error).name === 'PoolerMismatchError') throw new StartupError(`cannot use the database ${opts.where}: ${(e as Error).message}`);
       const waited = Date.now() - started;
       if (waited + delay > opts.timeoutMs) {
         throw new StartupError(`database ${opts.where} unreachable (${reason}); gave up after ${Math.round(waited / 100) / 10} s (PATCHBAY_DB_STARTUP_TIMEOUT)`);

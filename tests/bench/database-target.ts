@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import type { DatabaseOptions } from '../../engine/database/connect';
+import { parsePoolMode } from '../../engine/database/pool-mode';
 
 /** Where the benchmarked server keeps its data, and how the bench itself reaches the same rows. */
 export interface DatabaseTarget {
@@ -55,7 +56,8 @@ export async function prepareDatabase(embedded: boolean): Promise<DatabaseTarget
       label: 'PostgreSQL (DATABASE_URL)',
       embedded: false,
       env: { DATABASE_URL: given },
-      connection: { url: given, poolMax: 8 },
+      // The raw phase reaches the rows as the server does: through a transaction-mode pooler too.
+      connection: { url: given, poolMax: 8, poolMode: parsePoolMode(process.env.DATABASE_POOL_MODE) },
       fresh: false,
       cleanup: async () => undefined,
     };

@@ -14,6 +14,8 @@
 #
 #   bash tests/e2e/run.sh
 #   E2E_DATABASE_URL=postgres://postgres@127.0.0.1:5432/pb_e2e bash tests/e2e/run.sh
+#   E2E_DATABASE_URL=<through PgBouncer> E2E_ADMIN_URL=<the primary's postgres db> DATABASE_POOL_MODE=transaction \
+#     bash tests/e2e/run.sh          (tests/scale-out/e2e-through-pgbouncer.sh does this)
 #
 # E2E_KEEP_WORK=1 keeps the temporary folder (server log, PGlite data, Ansible output).
 set -uo pipefail
@@ -75,13 +77,15 @@ URL=http://127.0.0.1:$PORT
 if [[ -n ${E2E_DATABASE_URL:-} ]]; then
   say "fresh PostgreSQL database"
   DB_NAME=$(/usr/bin/python3 -c 'import sys, urllib.parse as u; print(u.urlsplit(sys.argv[1]).path.lstrip("/"))' "$E2E_DATABASE_URL")
-  ADMIN_URL=$(/usr/bin/python3 -c 'import sys, urllib.parse as u; p = u.urlsplit(sys.argv[1]); print(u.urlunsplit(p._replace(path="/postgres")))' "$E2E_DATABASE_URL")
+  # E2E_ADMIN_URL: where to drop and create it when E2E_DATABASE_URL cannot (a pooler: PgBouncer cannot
+  # DROP ... WITH (FORCE) what it holds itself); by default the same server's postgres database.
+  ADMIN_URL=${E2E_ADMIN_URL:-$(/usr/bin/python3 -c 'import sys, urllib.parse as u; p = u.urlsplit(sys.argv[1]); print(u.urlunsplit(p._replace(path="/postgres")))' "$E2E_DATABASE_URL")}
   [[ $DB_NAME =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] || fail "E2E_DATABASE_URL must name a plain database, got '$DB_NAME'"
   timeout 60 psql "$ADMIN_URL" -v ON_ERROR_STOP=1 -q -c "drop database if exists $DB_NAME with (force)" -c "create database $DB_NAME" \
     || fail "cannot create database $DB_NAME"
   export DATABASE_URL=$E2E_DATABASE_URL
   unset PATCHBAY_DATA_DIR
-  DB_DESC="PostgreSQL ($DB_NAME)"
+  DB_DESC="PostgreSQL ($DB_NAME, DATABASE_POOL_MODE=${DATABASE_POOL_MODE:-session})"
 else
   unset DATABASE_URL
   export PATCHBAY_DATA_DIR=$WORK/pglite
