@@ -31,7 +31,7 @@ import { configureSharedSandbox } from './sandbox/shared-sandbox';
 import { frameHeaders } from './http/frame-headers';
 import { firstUserHint } from './auth/first-user';
 import { acceptVersion } from './http/accept-version';
-import { answeredOnStandby, chooseStandby, takeWriteLease } from './http/standby-reads';
+import { answeredOnStandby, chooseStandby, freshnessCheckedFirst, takeWriteLease } from './http/standby-reads';
 import { currentRequestScope } from './database/request-scope';
 
 /** Scheme and host of the URLs in answers: HTTPS when the connection is, or when a trusted proxy says so. */
@@ -133,7 +133,7 @@ async function handleApi(ctx: ApiContext, req: Request, res: Response): Promise<
   let principal = again ? await authenticate(ctx, req, cached ? ctx.credentials : undefined) : known;
   if (scope?.readFrom) {
     const onStandby = principal;
-    if (await answeredOnStandby(ctx, scope, onStandby, () => routeToModel(req, res, model, parts, callContext(ctx, onStandby, origin, query, requestId), fullUrl))) return;
+    if (await answeredOnStandby(ctx, scope, onStandby, () => routeToModel(req, res, model, parts, callContext(ctx, onStandby, origin, query, requestId), fullUrl), freshnessCheckedFirst(parts))) return;
     // Answered again on the primary, the caller looked up there (from the cache: the primary's read checks it).
     principal = await authenticate(ctx, req, cached ? ctx.credentials : undefined);
   }

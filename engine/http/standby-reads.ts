@@ -1,24 +1,33 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { ApiContext } from './api-context';
 import type { Principal } from '../auth/authenticate';
-import { StaleCredentials } from '../auth/credential-cache';
+import { credentialsAreCurrent, StaleCredentials } from '../auth/credential-cache';
+import { runRows } from '../database/run';
+import { sql } from '../sql/fragment';
 import { currentRequestScope, type RequestScope } from '../database/request-scope';
 import { wantsHtml } from './browsable/browsable-api';
 
 /**
- * Whether a request may read from a standby: a GET or HEAD of a model's list or of one object, as JSON.
- * Their one statement carries the freshness check (engine/auth/credential-cache.ts). Everything else
- * (detail and list actions such as trace or available-ips, application views, the browsable pages, the
- * API root and /api/status/) runs statements without it, so stays on the primary.
+ * Whether a request may read from a standby: a GET or HEAD of a model's list, of one object, or of an
+ * action of either (trace, paths, available-ips...), as JSON. A list's or an object's one statement carries
+ * the freshness check (engine/auth/credential-cache.ts); an action runs statements of its own, so it is
+ * checked first (freshnessCheckedFirst). Application views, the browsable pages, the API root and
+ * /api/status/ stay on the primary.
  */
 export function readsFromStandby(ctx: ApiContext, req: Request): boolean {
   if (req.method !== 'GET' && req.method !== 'HEAD') return false;
   if (!req.path.endsWith('/') || wantsHtml(req)) return false;
   const parts = req.path.split('/').filter(Boolean);
-  if (parts[0] !== 'api' || parts.length < 3 || parts.length > 4) return false;
-  const model = ctx.registry.byPath.get(`${parts[1]}/${parts[2]}`);
-  if (!model) return false;
-  return parts.length === 3 || /^\d{1,15}$/.test(parts[3]!);
+  if (parts[0] !== 'api' || parts.length < 3 || parts.length > 5) return false;
+  return ctx.registry.byPath.has(`${parts[1]}/${parts[2]}`);
+}
+
+/**
+ * An action's statements do not carry the freshness check, so one statement asks the standby first. The
+ * standby only moves forward: what the action then reads there is at least as recent as what was checked.
+ */
+export function freshnessCheckedFirst(parts: readonly string[]): boolean {
+  return !(parts.length === 2 || (parts.length === 3 && /^\d{1,15}$/.test(parts[2] ?? '')));
 }
 
 /** Middleware: picks the standby an eligible request reads from (none: the primary answers). */
@@ -36,7 +45,7 @@ export function chooseStandby(ctx: ApiContext) {
  * fresh enough (its `current` was false: the standby is behind, the user has a lease it shows, or the
  * credentials changed) or the standby failed. Never an error for a standby's sake.
  */
-export async function answeredOnStandby(ctx: ApiContext, scope: RequestScope, principal: Principal | null, answer: () => Promise<void>): Promise<boolean> {
+export async function answeredOnStandby(ctx: ApiContext, scope: RequestScope, principal: Principal | null, answer: () => Promise<void>, checkFirst = false): Promise<boolean> {
   const standby = scope.readFrom;
   const set = ctx.replicas?.set;
   if (!standby || !set) return false;
@@ -46,6 +55,11 @@ export async function answeredOnStandby(ctx: ApiContext, scope: RequestScope, pr
     return false;
   }
   try {
+    if (checkFirst) {
+      // Through the routed handle: a standby that fails here moves the request to the primary, fresh by definition.
+      const [row] = await runRows<{ current: boolean }>(ctx.knex, sql`SELECT ${credentialsAreCurrent(principal)} AS "current"`);
+      if (!row?.current) throw new StaleCredentials();
+    }
     await answer();
   } catch (e) {
     if (!(e instanceof StaleCredentials)) {

@@ -101,4 +101,27 @@ describeScaleOut('read-your-writes across instances, standby delayed 1 s', () =>
     const after = await standbyStatus(b.base, reader);
     expect(after.reads_served).toBeGreaterThan(before.reads_served);
   }, 600_000);
+
+  test('actions read on a standby too, checked first: the writer sees its allocation at once, the reader is served by the standby', async () => {
+    let stale = 0;
+    for (let round = 0; round < 20; round++) {
+      const prefix = await api(a.base, writer, 'POST', '/api/ipam/prefixes/', { prefix: `10.${round}.0.0/29` });
+      expect(prefix.status).toBe(201);
+      const taken = await api(a.base, writer, 'POST', `/api/ipam/prefixes/${prefix.body.id}/available-ips/`, {});
+      expect(taken.status).toBe(201);
+      // The writer's next read of the free addresses, through B, must not offer the one just taken.
+      const free = await api(b.base, writer, 'GET', `/api/ipam/prefixes/${prefix.body.id}/available-ips/`);
+      if (free.status !== 200 || free.body.some((ip: { address: string }) => ip.address === taken.body.address)) stale++;
+    }
+    expect(stale).toBe(0);
+    // A user who has not written: B's standby answers the action (a 404 for the prefix the standby has not
+    // applied yet is its answer too), and B counts it.
+    const before = await standbyStatus(b.base, reader);
+    const fresh = await api(a.base, writer, 'POST', '/api/ipam/prefixes/', { prefix: '10.200.0.0/29' });
+    expect(fresh.status).toBe(201);
+    const early = await api(b.base, reader, 'GET', `/api/ipam/prefixes/${fresh.body.id}/available-ips/`);
+    expect(early.status).toBe(404);
+    const after = await standbyStatus(b.base, reader);
+    expect(after.reads_served).toBeGreaterThan(before.reads_served);
+  }, 600_000);
 });

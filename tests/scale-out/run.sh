@@ -12,6 +12,8 @@ CLUSTER=$PWD/tools/replication/cluster.sh
 export PATCHBAY_REPL_DIR=${PATCHBAY_REPL_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/patchbay-scale-out.XXXXXX")}
 trap 'bash "$CLUSTER" down' EXIT
 
+# The suite's servers run compiled (dist/): built here, so the step stands alone.
+npm run -s build
 bash "$CLUSTER" down
 bash "$CLUSTER" up
 eval "$(bash "$CLUSTER" env)"
