@@ -1,7 +1,7 @@
 /**
  * SIGTERM with requests in flight: the compiled server, on PostgreSQL, in one process and as a cluster of
  * two workers. N requests wait on a lock the suite holds when SIGTERM arrives; the server stops accepting,
- * closes an idle keep-alive connection, and, once the lock is released, every request completes (with
+ * closes an idle keep-alive connection once its keep-alive timeout has passed, and, once the lock is released, every request completes (with
  * Connection: close) before the process exits 0. A request still running after the grace period is cut,
  * and the process still exits 0.
  * PostgreSQL only (TEST_DATABASE_URL): on the embedded database these are reported as skipped.
@@ -77,7 +77,7 @@ describeOnPostgres.each([1, 2])('SIGTERM with %i server process(es) busy', (work
     for (const o of outcomes) expect(o.kind === 'answer' && o.headers.connection).toBe('close');
     expect(exit).toEqual({ code: 0, signal: null });
     expect(pids.filter(alive)).toEqual([]);
-  });
+  }, 180_000);
 
   test('a request still running after PATCHBAY_SHUTDOWN_GRACE is cut, and the process exits 0', async () => {
     server = await startServer({ DATABASE_URL: databaseUrl(db.name), PATCHBAY_WORKERS: String(workers), PATCHBAY_SHUTDOWN_GRACE: '1' });
@@ -97,5 +97,5 @@ describeOnPostgres.each([1, 2])('SIGTERM with %i server process(es) busy', (work
     } finally {
       await db.sql.query('ROLLBACK');
     }
-  });
+  }, 180_000);
 });
