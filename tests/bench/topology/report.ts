@@ -11,6 +11,8 @@ export interface TopologyRun {
   /** Points per topology name, in scenario then connection order. */
   points: Map<string, TopologyPoint[]>;
   failures: string[];
+  /** Scenarios whose first answer was wrong for this data set (at a small --scale, say): reported, not measured. */
+  notMeasured: string[];
   /** Whether topology (b)'s standby answered any transaction: 'no' on a build without replica routing. */
   replicaRouting: 'yes' | 'no' | 'unknown';
 }
@@ -102,6 +104,7 @@ export function renderTopologyReport(run: TopologyRun): string {
     '',
     ...extrapolation(run),
   ];
+  if (run.notMeasured.length) out.push('## Not measured', '', ...run.notMeasured.map((f) => `- ${f.replace(/\n/g, '\n  ')}`), '');
   if (run.failures.length) out.push('## Failures', '', ...run.failures.map((f) => `- ${f.replace(/\n/g, '\n  ')}`), '');
   return out.join('\n');
 }

@@ -88,7 +88,7 @@ export async function runTopology(args: string[]): Promise<number> {
   const run: TopologyRun = {
     startedAt, args, machine: `nproc=${os.availableParallelism()} (${os.cpus()[0]?.model ?? '?'}), load average ${os.loadavg()[0]!.toFixed(1)} at start`,
     settings: `${opts.duration} s per point, scale ${opts.scale}, PATCHBAY_WORKERS=${opts.workers} per instance, connections ${opts.connections.join(',')}`,
-    topologies: TOPOLOGIES.map((t) => t.name), points: new Map(), failures: [], replicaRouting: 'unknown',
+    topologies: TOPOLOGIES.map((t) => t.name), points: new Map(), failures: [], notMeasured: [], replicaRouting: 'unknown',
   };
   let cluster: Cluster | null = null;
   const running: ServerProcess[] = [];
@@ -124,7 +124,7 @@ export async function runTopology(args: string[]): Promise<number> {
       const first = await api.get(sc.path(ctx));
       const verdict = sc.verify(ctx)(first.status, first.json);
       if (!verdict.ok) {
-        run.failures.push(`${sc.name}: verify failed (${verdict.note}) for GET ${sc.path(ctx)}: HTTP ${first.status} ${first.text.slice(0, 200)}`);
+        run.notMeasured.push(`${sc.name}: verify failed (${verdict.note}) for GET ${sc.path(ctx)}: HTTP ${first.status} ${first.text.slice(0, 200)}`);
         continue;
       }
       scenarios.push({ name: sc.name, path: sc.path(ctx) });
