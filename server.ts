@@ -34,7 +34,8 @@ export async function serve(): Promise<void> {
     if (applied.length) log(`applied migrations: ${applied.join(', ')}`);
     if (!(await anyUserExists(db.knex, registry))) log(firstUserAdvice(db.embedded));
     await db.close();
-    superviseWorkers(workers, config.shutdownGraceMs, log, () => log(`Patchbay ${packageVersion()} serving ${address} on PostgreSQL with ${workers} workers`));
+    // A worker serves through the drain delay before its grace period starts: the primary waits for both.
+    superviseWorkers(workers, config.shutdownGraceMs + config.drainDelayMs, log, () => log(`Patchbay ${packageVersion()} serving ${address} on PostgreSQL with ${workers} workers`));
     return;
   }
   let db;
@@ -70,7 +71,7 @@ export async function serve(): Promise<void> {
   // Every server process dispatches the event outbox too, unless PATCHBAY_EVENTS_DISPATCH=false leaves it to `patchbay worker`.
   const dispatcher = config.eventsDispatch ? startDispatcher(db.knex, registry, config) : null;
   onStopSignal(async () => {
-    const cut = await inFlight.drain(config.shutdownGraceMs);
+    const cut = await inFlight.drain(config.shutdownGraceMs, config.drainDelayMs);
     if (cut) console.error(`stopping: ${cut} requests still running after PATCHBAY_SHUTDOWN_GRACE were cut`);
     await dispatcher?.stop();
     await replicas?.set.close();

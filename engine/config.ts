@@ -89,8 +89,13 @@ export interface Config {
   dbPoolMode: PoolMode;
   /** Milliseconds commands keep retrying a database that does not answer at start before giving up. */
   dbStartupTimeoutMs: number;
-  /** Milliseconds in-flight requests get to finish after SIGTERM. */
+  /** Milliseconds in-flight requests get to finish after SIGTERM (counted from the end of the drain delay). */
   shutdownGraceMs: number;
+  /**
+   * Milliseconds after SIGTERM during which the instance still accepts and serves (with Connection: close,
+   * /api/status/ 503) before it closes its listener, so a health-checking load balancer stops routing first.
+   */
+  drainDelayMs: number;
 
   // Change log and events (docs/events.md).
   /** Days change log rows are kept (NetBox's CHANGELOG_RETENTION); 0 keeps them for ever. */
@@ -244,5 +249,7 @@ function operationsSettings(env: NodeJS.ProcessEnv) {
     dbPoolMode: parsePoolMode(env.DATABASE_POOL_MODE),
     dbStartupTimeoutMs: seconds(env, 'PATCHBAY_DB_STARTUP_TIMEOUT', 60),
     shutdownGraceMs: seconds(env, 'PATCHBAY_SHUTDOWN_GRACE', 25),
+    // 0: the server cannot know the load balancer's check interval, and a delay no check is timed to only slows restarts.
+    drainDelayMs: seconds(env, 'PATCHBAY_DRAIN_DELAY', 0),
   };
 }

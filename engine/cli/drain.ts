@@ -3,10 +3,12 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 
 export interface Drainer {
   /**
-   * Stops accepting connections and lets requests in flight finish (each answered with Connection: close)
-   * for up to graceMs; then cuts what is left. Resolves with how many requests were cut.
+   * For delayMs keeps accepting and serving (every answer with Connection: close, the health check 503), so
+   * that a load balancer polling the health check stops routing here while the listener is still open; then
+   * stops accepting connections and lets requests in flight finish for up to graceMs; then cuts what is
+   * left. Resolves with how many requests were cut.
    */
-  drain(graceMs: number): Promise<number>;
+  drain(graceMs: number, delayMs?: number): Promise<number>;
   /**
    * During the drain, answers the health check (/api/status/) 503 so that a load balancer polling it on a
    * kept-alive connection takes the instance out of rotation; true when it answered.
@@ -25,6 +27,10 @@ export interface Drainer {
  * is left to the keep-alive timeout that would have closed it anyway (server.keepAliveTimeout after its last
  * response, announced to clients in the Keep-Alive header), so the drain adds no close the client would not
  * have met without it. Connections that never carried a request are closed once that timeout has passed.
+ *
+ * Closing the listener resets the connections the kernel had already queued on it (Node cannot take them
+ * without taking new ones too): a client connecting at that instant loses its request. The drain delay keeps
+ * the listener open until a health-checking load balancer has stopped sending new connections here.
  */
 export function trackInFlight(server: Server): Drainer {
   const inFlight = new Set<ServerResponse>();
@@ -42,9 +48,10 @@ export function trackInFlight(server: Server): Drainer {
       res.end(body);
       return true;
     },
-    async drain(graceMs) {
+    async drain(graceMs, delayMs = 0) {
       draining = true;
       for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
+      if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
       // net.Server's close, not http.Server's: that one also closes every idle connection at once (see above).
       const closed = new Promise<void>((resolve) => net.Server.prototype.close.call(server, () => resolve()));
       const idlePast = setTimeout(() => server.closeIdleConnections(), server.keepAliveTimeout || 0);

@@ -1,4 +1,6 @@
 import http from 'node:http';
+import { sleep } from '../stats';
+import type { Rotation } from './health-checks';
 import { emptyTally, type Outcome, type Tally } from './tally';
 
 /** How long a request may take before it counts as hung (a drain lets requests finish well within it). */
@@ -9,7 +11,12 @@ export interface Work {
   token: string;
   /** Set to true to end the client loops. */
   stop: { now: boolean };
+  /** With health checks (--health-check-ms), requests go only to the instances in rotation; without, to all. */
+  rotation?: Rotation;
 }
+
+/** How long a client waits when no instance is in rotation. */
+const NONE_IN_ROTATION_MS = 20;
 
 interface Req {
   method: 'GET' | 'POST';
@@ -69,15 +76,22 @@ async function viaFetch(url: string, token: string, r: Req): Promise<Outcome> {
 }
 
 /**
- * A client loop that spreads its requests over the instances round-robin, as a load balancer does, and
- * moves a refused request on to the next instance (refused is safe to retry; nothing else is retried).
+ * A client loop that spreads its requests over the instances (those in rotation, with health checks)
+ * round-robin, as a load balancer does, and moves a refused request on to the next instance (refused is safe
+ * to retry; nothing else is retried).
  */
 async function loop(send: (url: string, r: Req) => Promise<Outcome>, w: Work, tally: Tally): Promise<void> {
   let next = Math.floor(Math.random() * w.urls.length);
   while (!w.stop.now) {
     const r = nextRequest();
-    for (let attempt = 0; attempt < w.urls.length; attempt++) {
-      const url = w.urls[next++ % w.urls.length]!;
+    for (let attempt = 0; attempt < w.urls.length && !w.stop.now; attempt++) {
+      const routable = w.rotation ? w.urls.filter((u) => w.rotation!.inRotation(u)) : w.urls;
+      if (routable.length === 0) {
+        attempt--;
+        await sleep(NONE_IN_ROTATION_MS);
+        continue;
+      }
+      const url = routable[next++ % routable.length]!;
       const o = await send(url, r);
       tally[o]++;
       if (o !== 'refused') break;

@@ -7,6 +7,12 @@
  * does. Meanwhile each instance in turn gets SIGTERM, is waited for, and is started again. Every request ends
  * answered, 5xx, refused (safe to retry) or lost (reset or hang-up after it was sent: the client cannot know
  * whether it was processed). A rolling restart must lose nothing. Writes test-output/restarts-<date>.md.
+ *
+ * --health-check-ms N makes the clients route as a health-checking load balancer does: each instance's
+ * /api/status/ is polled every N ms, and an instance whose last check was not a 200 gets no new requests
+ * until it answers 200 again. Without it, every instance gets its turn (the old behaviour, for comparison).
+ * The instances inherit the environment, so PATCHBAY_DRAIN_DELAY=1 npm run bench:restarts ... sets their
+ * drain delay.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -15,6 +21,7 @@ import pg from 'pg';
 import { createSuperuser, freePort } from '../server-process';
 import { sleep } from '../stats';
 import { agentClients, fetchClients, type Work } from './clients';
+import { healthChecks } from './health-checks';
 import { instance } from './instance';
 import { OUTCOMES, addTally, emptyTally, lost, type Tally } from './tally';
 
@@ -42,8 +49,9 @@ async function recreateDatabase(): Promise<string> {
 }
 
 /** The python client's tally, or null when python3 with requests is not there. */
-function sessionClient(w: Work): { done: Promise<Partial<Tally> | null>; stop(): void } {
-  const child = spawn('python3', [path.join(__dirname, 'session-client.py'), w.token, ...w.urls], { stdio: ['ignore', 'pipe', 'pipe'] });
+function sessionClient(w: Work, healthCheckMs: number): { done: Promise<Partial<Tally> | null>; stop(): void } {
+  const args = [path.join(__dirname, 'session-client.py'), w.token, String(healthCheckMs), ...w.urls];
+  const child = spawn('python3', args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout.on('data', (b: Buffer) => (out += b.toString()));
@@ -72,6 +80,7 @@ async function main(args: string[]): Promise<number> {
   const rounds = flag(args, '--rounds', 2);
   const clients = flag(args, '--clients', 4);
   const pauseMs = flag(args, '--pause', 2) * 1000;
+  const healthCheckMs = args.includes('--health-check-ms') ? flag(args, '--health-check-ms', 0) : 0;
   const dbUrl = await recreateDatabase();
   const env = { DATABASE_URL: dbUrl, PATCHBAY_WORKERS: '1' };
   const token = await createSuperuser(env);
@@ -82,10 +91,12 @@ async function main(args: string[]): Promise<number> {
   for (const inst of instances) await inst.start();
   console.log(`${count} instances up (${ports.join(', ')}); ${clients} node:http + ${clients} fetch loops + 1 python Session`);
 
-  const w: Work = { urls: instances.map((i) => i.url), token, stop: { now: false } };
+  const urls = instances.map((i) => i.url);
+  const rotation = healthCheckMs ? healthChecks(urls, healthCheckMs) : undefined;
+  const w: Work = { urls, token, stop: { now: false }, rotation };
   const agentDone = agentClients(clients, w);
   const fetchDone = fetchClients(clients, w);
-  const python = sessionClient(w);
+  const python = sessionClient(w, healthCheckMs);
   await sleep(pauseMs);
   const exits: Array<number | null> = [];
   const started = Date.now();
@@ -100,6 +111,7 @@ async function main(args: string[]): Promise<number> {
   w.stop.now = true;
   python.stop();
   const [agentTally, fetchTally, pyTally] = await Promise.all([agentDone, fetchDone, python.done]);
+  rotation?.stop();
   for (const inst of instances) await inst.stop();
 
   const rows: Array<[string, Tally]> = [[`node:http keep-alive agent x${clients}`, agentTally], [`fetch (undici) x${clients}`, fetchTally]];
@@ -118,6 +130,7 @@ async function main(args: string[]): Promise<number> {
     `Command: \`npm run bench:restarts -- ${args.join(' ')}\``.replace(/ -- `$/, '`'),
     '',
     `${count} instances (1 process each) on PostgreSQL, ${restarts} restarts (SIGTERM, wait for exit, start, ${pauseMs / 1000} s pause) in ${seconds.toFixed(0)} s; exit codes ${[...new Set(exits)].join(', ')}.`,
+    `Routing: ${healthCheckMs ? `health check every ${healthCheckMs} ms, out of rotation on the first non-200` : 'round-robin over all instances, no health checks'}; PATCHBAY_DRAIN_DELAY=${process.env.PATCHBAY_DRAIN_DELAY ?? '(unset: 0)'}.`,
     'Refused requests were retried on the next instance (counted once per refusal); lost = reset/hang-up after sending + hung + 5xx.',
     '',
     table(rows),
