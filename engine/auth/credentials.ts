@@ -1,7 +1,7 @@
 import type { AuthDeps } from './authenticate';
 import { ident, sql } from '../sql/fragment';
 import { runRows } from '../database/run';
-import { DUMMY_HASH, verifyPasswordAsync } from './passwords';
+import { DUMMY_HASH, verifyPassword } from './passwords';
 import { HttpError } from '../http/http-error';
 
 /** Failed attempts allowed in the window, per username and per client address. */
@@ -46,7 +46,7 @@ export async function checkCredentials(deps: AuthDeps, username: string, passwor
     if (!admitted) throw new HttpError(429, { detail: 'Too many failed login attempts. Try again later.' }, { 'Retry-After': String(WINDOW_MINUTES * 60) });
   }
   const [row] = await runRows<{ id: number; password: string; is_active: boolean }>(deps.knex, sql`SELECT "id", "password", "is_active" FROM ${ident(user.table)} WHERE "username" = ${username}`);
-  const ok = await verifyPasswordAsync(password, row?.password ?? DUMMY_HASH);
+  const ok = await verifyPassword(password, row?.password ?? DUMMY_HASH);
   if (ok && row && row.is_active) {
     await forget();
     return row.id;

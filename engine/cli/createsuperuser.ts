@@ -11,9 +11,11 @@ export async function createSuperuser(knex: Db, registry: Registry, username: st
   const { users, tokens } = authTables(registry);
   if (key !== undefined && !/^[0-9a-fA-F]{40}$/.test(key)) throw new Error('--token must be 40 hexadecimal characters');
   const tokenKey = key ?? String(defaultWith('token_key'));
+  // Hashed before the transaction opens: it holds no connection while PBKDF2 runs.
+  const hash = await hashPassword(password);
   return knex.transaction(async (trx) => {
     const [user] = await runRows<{ id: number }>(trx, sql`INSERT INTO ${users} ("username", "password", "is_superuser", "is_staff", "is_active", "date_joined")
-       VALUES (${username}, ${hashPassword(password)}, true, true, true, now())
+       VALUES (${username}, ${hash}, true, true, true, now())
        ON CONFLICT ("username") DO UPDATE SET "password" = EXCLUDED."password", "is_superuser" = true, "is_staff" = true, "is_active" = true
        RETURNING "id"`);
     await runRows(trx, sql`INSERT INTO ${tokens} ("user_id", "key", "write_enabled", "description") VALUES (${user!.id}, ${tokenKey}, true, 'created by createsuperuser')

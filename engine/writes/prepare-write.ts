@@ -7,6 +7,7 @@ import { normalizeCidr, normalizeInet, normalizeMac } from '../validation/ip-val
 import { missingIds, resolveByKey, resolveRelated } from '../validation/resolve-related';
 import { findBadString } from '../validation/string-hygiene';
 import { hashPassword } from '../auth/passwords';
+import { NO_HASHES, type PasswordHashes } from './passwords-ahead';
 import { prepareCustomFields, type CustomFieldDef } from '../validation/custom-field-values';
 import { clearWithout, fillFromRelated } from './filled-from';
 import { fillFromChoice } from './filled-from-choice';
@@ -45,6 +46,8 @@ export interface WriteOptions {
   files?: ReadonlyMap<string, StoredUpload>;
   /** The server's settings, for value validators an administrator bounds (without them, such a validator refuses). */
   config?: Config;
+  /** Passwords the bodies set, hashed before the transaction opened (passwords-ahead.ts). */
+  passwordHashes?: PasswordHashes;
 }
 
 /** An uploaded image as stored: its name under the media folder and its size in pixels. */
@@ -234,6 +237,7 @@ export async function prepareWrite(
     }
   }
   if (hasErrors(errors)) return { ok: false, errors };
+  await hashPasswords(columns, opts.passwordHashes);
   await fillFromRelated(db, model, columns, mode, opts.id);
   await clearWithout(db, model, columns, mode, opts.id);
   const choiceErrors = await fillFromChoice(db, model, columns, mode, opts.id);
@@ -318,6 +322,23 @@ class BadValue {
   constructor(readonly message: string) {}
 }
 
+/**
+ * A password as written, hashed only once the whole write is known to be valid: hashing costs hundreds
+ * of milliseconds (on the thread pool, engine/auth/passwords.ts), not worth spending on a refused write.
+ */
+class PlainPassword {
+  constructor(readonly password: string) {}
+}
+
+/** The columns with each written password replaced by its hash: one hashed ahead (passwords-ahead.ts) if there is one. */
+async function hashPasswords(columns: Record<string, unknown>, ahead: PasswordHashes = NO_HASHES): Promise<void> {
+  const hashed = async (v: unknown): Promise<unknown> => (v instanceof PlainPassword ? (ahead.get(v.password) ?? (await hashPassword(v.password))) : v);
+  for (const [name, value] of Object.entries(columns)) {
+    if (value instanceof PlainPassword) columns[name] = await hashed(value);
+    else if (Array.isArray(value) && value.some((v) => v instanceof PlainPassword)) columns[name] = await Promise.all(value.map(hashed));
+  }
+}
+
 function convertScalar(field: ResolvedField, value: unknown): unknown {
   if (value === null) return null;
   const one = (v: unknown): unknown => {
@@ -352,7 +373,7 @@ function convertScalar(field: ResolvedField, value: unknown): unknown {
       case 'string':
         return field.def.type === 'string' && field.def.lowercase && typeof v === 'string' ? v.toLowerCase() : v;
       case 'password':
-        return hashPassword(String(v));
+        return new PlainPassword(String(v));
       default:
         return v;
     }

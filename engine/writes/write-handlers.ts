@@ -28,6 +28,7 @@ import { setChangeContext } from './change-context';
 import { changeContextOf } from '../http/api-context';
 import { pathsDeleting, retraceCablesLosingEnds } from '../domain/cables/cable-paths';
 import type { DbTransaction } from '../database/db';
+import { hashPasswordsAhead, NO_HASHES, type PasswordHashes } from './passwords-ahead';
 
 type Trx = DbTransaction;
 
@@ -261,8 +262,9 @@ export async function createObjects(ctx: CallContext, model: ResolvedModel, body
   }
   // The response that creates an object shows its secrets (a new token's key), whatever ALLOW_TOKEN_RETRIEVAL says.
   const json = await jsonOptions(ctx, { model, form: 'full' }, true);
+  const passwordHashes = earlier ? NO_HASHES : await hashPasswordsAhead(model, items);
   return inTransaction(ctx, async (trx, careful) => {
-    const results = await writeAll(ctx, trx, model, items.map((item) => ({ item: withOwner(ctx, model, item), mode: 'create' as const, earlier })), many, careful, files);
+    const results = await writeAll(ctx, trx, model, items.map((item) => ({ item: withOwner(ctx, model, item), mode: 'create' as const, earlier, passwordHashes })), many, careful, files);
     await requireWithin(trx, model, results, addScope);
     // Rows the new objects bring with them (a device's components from its type's templates), in this transaction.
     await instantiate(trx, ctx.registry, model, results);
@@ -304,13 +306,13 @@ const YIELD_EVERY = 200;
  * serializers validate a whole list before saving); a bulk request whose elements are all valid and
  * plain is then written set-based, unless `careful` (an earlier attempt's set was refused).
  */
-async function writeAll(ctx: CallContext, trx: Trx, model: ResolvedModel, work: Array<{ item: unknown; mode: WriteMode; id?: number; earlier?: PreparedEarlier | null }>, many: boolean, careful = false, files?: ReadonlyMap<string, StoredUpload>): Promise<number[]> {
+async function writeAll(ctx: CallContext, trx: Trx, model: ResolvedModel, work: Array<{ item: unknown; mode: WriteMode; id?: number; earlier?: PreparedEarlier | null; passwordHashes?: PasswordHashes }>, many: boolean, careful = false, files?: ReadonlyMap<string, StoredUpload>): Promise<number[]> {
   const prepared: Prepared[] = [];
   for (const [i, w] of work.entries()) {
     if (i && i % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
     // An element the one-statement path prepared already is not prepared again (unless definitions changed since).
     const kept = w.earlier ? await stillPrepared(trx, ctx.registry, model, w.earlier) : null;
-    prepared.push(kept ?? (await prepareWrite(trx, ctx.registry, model, w.item, w.mode, { strictFields: ctx.config.rejectUnknownFields, id: w.id, files, config: ctx.config })));
+    prepared.push(kept ?? (await prepareWrite(trx, ctx.registry, model, w.item, w.mode, { strictFields: ctx.config.rejectUnknownFields, id: w.id, files, config: ctx.config, passwordHashes: w.passwordHashes })));
   }
   const writes = prepared.flatMap((p) => (p.ok ? [p.write] : []));
   if (many && !careful && writes.length === work.length && writes.length > 1 && fitsSetWrite(model, writes, work[0]!.id === undefined)) {
@@ -349,10 +351,11 @@ export async function updateObject(ctx: CallContext, model: ResolvedModel, id: n
   }
   let replaced: string[] = [];
   const json = await jsonOptions(ctx, { model, form: 'full' });
+  const passwordHashes = earlier ? NO_HASHES : await hashPasswordsAhead(model, [body]);
   const text = await inTransaction(ctx, async (trx) => {
     await requireTargets(ctx, trx, model, [id], scopes, true);
     if (files?.size) await noteFilesLeft(trx, model, [id]);
-    await writeAll(ctx, trx, model, [{ item: body, mode, id, earlier }], false, false, files);
+    await writeAll(ctx, trx, model, [{ item: body, mode, id, earlier, passwordHashes }], false, false, files);
     await requireWithin(trx, model, [id], scopes.act);
     await afterWrite(trx, ctx.registry, model, [id]);
     const out = await answer(ctx, trx, model, [id], true, json);
@@ -391,12 +394,13 @@ export async function bulkUpdate(ctx: CallContext, model: ResolvedModel, body: u
   const { ids, items } = bulkIds(body);
   if (!ids.length) return '[]';
   const json = await jsonOptions(ctx, { model, form: 'full' });
+  const passwordHashes = await hashPasswordsAhead(model, items);
   return inTransaction(ctx, async (trx, careful) => {
     await requireTargets(ctx, trx, model, ids, scopes, false);
     const work = items.map((item, i) => {
       const rest: Record<string, unknown> = { ...item };
       delete rest.id;
-      return { item: rest, mode, id: ids[i]! };
+      return { item: rest, mode, id: ids[i]!, passwordHashes };
     });
     await writeAll(ctx, trx, model, work, true, careful);
     await requireWithin(trx, model, ids, scopes.act);
