@@ -50,7 +50,10 @@ export async function compileListQuery(
   }
   // ?filter= and ?filter_id= bring saved parameters in (one statement, only when named).
   await withSavedFilters(db, registry, model, grouped, caller.userId, errors);
-  for (const [param, values] of grouped) {
+  // In the order of their names, not of the query string: the statement's text (PostgreSQL keeps a plan
+  // per text) depends on which filters are given, not on the order a client happened to write them in.
+  const byName = [...grouped].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  for (const [param, values] of byName) {
     if (values.length > MAX_VALUES) {
       errors.add(param, `Too many values (at most ${MAX_VALUES}).`);
       continue;
