@@ -1,6 +1,7 @@
 import type { Registry, ResolvedModel } from '../definitions/registry-types';
 import { sql, type Sql } from '../sql/fragment';
 import { JsonCompiler, type Form, type JsonOptions } from './object-json';
+import { namesOfForm } from './forms';
 import { rowsKey, type Rows } from './reader-access';
 
 /** Beyond this many shapes (exclude= takes any field list) the cache starts again empty. */
@@ -21,9 +22,15 @@ function shapeKey(model: ResolvedModel, form: Form, omitted: readonly string[], 
   return `${model.label}|${form}|${revealSecrets ? 1 : 0}|${omitted.join(',')}`;
 }
 
-/** Only names the model has count: anything else in exclude= changes nothing, and must not grow the cache. */
-function omittedOf(model: ResolvedModel, omit: ReadonlySet<string>): string[] {
-  return [...omit].filter((name) => model.fields.has(name) || name === 'url' || name === 'display' || name === 'id').sort();
+/**
+ * The shape's exclude set, canonical: only names the form shows count (anything else in exclude= changes
+ * nothing, and must not grow the cache), sorted, so every permutation of one exclude= shares one entry
+ * and one compilation (an interface's full form takes tens of milliseconds to compile).
+ */
+function omittedOf(model: ResolvedModel, form: Form, omit: ReadonlySet<string>): string[] {
+  if (!omit.size) return [];
+  const shown = namesOfForm(model, form);
+  return [...omit].filter((name) => shown.has(name)).sort();
 }
 
 function shapeOf(registry: Registry, model: ResolvedModel, form: Form, omitted: readonly string[], revealSecrets: boolean): Shape {
@@ -62,7 +69,7 @@ export function consultedTypes(registry: Registry, model: ResolvedModel, form: F
  * the others' (the two compiled forms, chosen row by row).
  */
 export function representationOf(registry: Registry, model: ResolvedModel, form: Form, omit: ReadonlySet<string>, json: Pick<JsonOptions, 'revealSecrets' | 'access'>): Sql {
-  const omitted = omittedOf(model, omit);
+  const omitted = omittedOf(model, form, omit);
   const shape = shapeOf(registry, model, form, omitted, json.revealSecrets);
   const compiled = (revealShown: boolean): Sql => {
     const key = variantKey(shape.consulted, json.access.view, revealShown);
