@@ -11,9 +11,10 @@ const LOOKUPS = new Set(['exact', 'iexact', 'in', 'isnull', 'contains', 'icontai
 export class ConstraintError extends Error {}
 
 /**
- * Aliases for the sub-selects one constraint walks through, numbered from 1 in each constraintCondition:
- * each lives in its own sub-select, so numbering again per call is safe, and the same constraint always
- * gives the same SQL text (a representation compiled for a caller's permissions is kept by that text).
+ * Aliases for the sub-selects one constraint set walks through, numbered from 1 in each set of each
+ * constraintCondition: each set lives in its own sub-selects, so numbering again is safe, and the same
+ * constraint always gives the same SQL text (a representation compiled for a caller's permissions is kept
+ * by that text, and PostgreSQL keeps a plan per statement text).
  */
 class Aliases {
   private n = 0;
@@ -113,19 +114,30 @@ function walk(aliases: Aliases, model: ResolvedModel, alias: string, path: strin
 }
 
 /**
+ * Conditions to OR, in the order of their text: OR does not care, and a statement's text (PostgreSQL keeps
+ * a plan per text) then depends on which constraints apply, not on the order they were listed or loaded in.
+ */
+export function inTextOrder(conditions: readonly Sql[]): Sql[] {
+  const key = (c: Sql): string => c.texts.join('\u0000');
+  return [...conditions].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+}
+
+/**
  * A permission's constraints as SQL on the table aliased "t": an object is an AND of its lookups, a
  * list of objects is an OR. An empty object or list means no restriction (null return).
  */
 export function constraintCondition(model: ResolvedModel, constraints: unknown, userId: number): Sql | null {
   const sets = Array.isArray(constraints) ? constraints : [constraints];
   const ors: Sql[] = [];
-  const aliases = new Aliases();
   for (const set of sets) {
     if (set === null || typeof set !== 'object' || Array.isArray(set)) throw new ConstraintError('a constraint is an object of lookups');
     const entries = Object.entries(set as Record<string, unknown>);
     if (!entries.length) return null;
+    // Numbered from c1 in each set, as each permission's are: the sets' sub-selects are apart, and a
+    // set's text is then the same wherever it stands in the list (so the list can be put in text order).
+    const aliases = new Aliases();
     ors.push(and(entries.map(([k, v]) => pair(aliases, model, 't', k, substitute(v, userId)))));
   }
   if (!ors.length) return null;
-  return or(ors);
+  return or(inTextOrder(ors));
 }

@@ -3,7 +3,7 @@ import { column, ident, or, sql, type Sql } from '../sql/fragment';
 import { runRows } from '../database/run';
 import type { Config } from '../config';
 import type { Principal } from './authenticate';
-import { constraintCondition, ConstraintError } from './constraints';
+import { constraintCondition, ConstraintError, inTextOrder } from './constraints';
 import { throughCondition, viewThroughField } from './view-through';
 import type { Db } from '../database/db';
 
@@ -32,7 +32,8 @@ export async function loadGrants(db: Db, registry: Registry, userId: number): Pr
     ? sql`OR EXISTS (SELECT 1 FROM ${ident(groups.joinTable)} AS "pg" JOIN ${ident(membership.joinTable)} AS "ug" ON "ug"."target_id" = "pg"."target_id" WHERE "pg"."source_id" = "p"."id" AND "ug"."source_id" = ${userId}::bigint)`
     : sql``;
   const rows = await runRows<{ actions: string[]; object_types: string[]; constraints: unknown }>(db, sql`SELECT "p"."actions", "p"."object_types", "p"."constraints" FROM ${ident(perm.table)} AS "p"
-      WHERE "p"."enabled" AND (EXISTS (SELECT 1 FROM ${ident(users.joinTable)} AS "pu" WHERE "pu"."source_id" = "p"."id" AND "pu"."target_id" = ${userId}::bigint) ${viaGroup})`);
+      WHERE "p"."enabled" AND (EXISTS (SELECT 1 FROM ${ident(users.joinTable)} AS "pu" WHERE "pu"."source_id" = "p"."id" AND "pu"."target_id" = ${userId}::bigint) ${viaGroup})
+      ORDER BY "p"."id"`);
   return rows.map((r) => ({
     actions: r.actions ?? [],
     objectTypes: r.object_types ?? [],
@@ -112,5 +113,5 @@ async function ownScope(
     ors.push(c);
   }
   if (!ors.length) return { allowed: false };
-  return { allowed: true, conditions: [...owner, or(ors)] };
+  return { allowed: true, conditions: [...owner, or(inTextOrder(ors))] };
 }

@@ -163,3 +163,65 @@ test('filters named in another order, and exclude= fields in another order, send
     }
   }
 });
+
+/** The SQL text of every statement one write sends (the token's use stamp aside, as for reads). */
+async function writeStatements(send: () => Promise<{ status: number }>, answer: number): Promise<string[]> {
+  t.queries.reset();
+  const res = await send();
+  expect(res.status).toBe(answer);
+  return t.queries.log.filter((s) => !s.startsWith('UPDATE "users_token" SET "last_used"'));
+}
+
+test('writes of one shape with other values send the same statement text, without the values', async () => {
+  const texts: string[][] = [];
+  for (const n of [1, 2, 3]) {
+    const value = `${MARK}${n}`;
+    const made = await writeStatements(() => t.api.post('/api/dcim/sites/').set(t.auth).send({ name: value, slug: value, tenant: ids.tenant, description: value }), 201);
+    const id = (await t.api.get(`/api/dcim/sites/?slug=${value}`).set(t.auth)).body.results[0].id as number;
+    const changed = await writeStatements(() => t.api.patch(`/api/dcim/sites/${id}/`).set(t.auth).send({ description: `${value}x`, status: 'planned' }), 200);
+    const many = await writeStatements(() => t.api.post('/api/ipam/vlans/').set(t.auth).send([{ vid: 100 + n, name: `${value}a` }, { vid: 200 + n, name: `${value}b` }]), 201);
+    texts.push([...made, ...changed, ...many]);
+    expect(texts[texts.length - 1]!.some((s) => s.includes(MARK))).toBe(false);
+  }
+  // The first may differ (credentials read again after the permission writes above); the others may not.
+  expect(texts[2]).toEqual(texts[1]);
+});
+
+test('detail actions (available IPs and prefixes, a trace, a rack elevation) and a count-only list send identical text twice', async () => {
+  const rack = await create('/api/dcim/racks/', { name: `${MARK}rack`, site: ids.site });
+  for (const [who, auth] of callers()) {
+    for (const url of [
+      `/api/ipam/prefixes/${ids.prefix}/available-ips/?limit=3`,
+      `/api/ipam/prefixes/${ids.prefix}/available-prefixes/`,
+      `/api/dcim/interfaces/${ids.interface}/trace/`,
+      `/api/dcim/racks/${rack}/elevation/?limit=5`,
+      '/api/dcim/devices/?limit=0',
+    ]) {
+      const answers = who === 'constrained' ? [200, 403, 404] : [200];
+      await statements(url, auth, answers);
+      const second = await statements(url, auth, answers);
+      const third = await statements(url, auth, answers);
+      expect([who, url, third.texts]).toEqual([who, url, second.texts]);
+    }
+  }
+});
+
+test('two permissions granted in either order give their holder the same statement text', async () => {
+  const holders: Array<{ Authorization: string }> = [];
+  for (const [name, order] of [['first-order', [0, 1]], ['second-order', [1, 0]]] as const) {
+    const key = await t.makeToken({ username: name });
+    const user = await t.knex.raw(`SELECT "user_id" FROM "users_token" WHERE "key" = ?`, [key]);
+    const userId = (user.rows as Array<{ user_id: number }>)[0]!.user_id;
+    const grants = [{ region__slug: `${name}-r` }, { tenant__group__slug: `${name}-g` }];
+    for (const i of order) {
+      const res = await t.api.post('/api/users/permissions/').set(t.auth).send({ name: `${name} ${i}`, object_types: ['dcim.site'], actions: ['view'], constraints: grants[i], users: [userId] });
+      expect(res.status).toBe(201);
+    }
+    holders.push({ Authorization: `Token ${key}` });
+  }
+  for (const url of ['/api/dcim/sites/', `/api/dcim/sites/?brief=1&slug=${MARK}`]) {
+    await statements(url, holders[0]!);
+    await statements(url, holders[1]!);
+    expect([url, (await statements(url, holders[1]!)).texts]).toEqual([url, (await statements(url, holders[0]!)).texts]);
+  }
+});
