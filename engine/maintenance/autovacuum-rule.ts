@@ -6,8 +6,8 @@ import type { Db } from '../database/db';
  * or more were inserted than insertBase + insertScale x rows (insertBase -1: never for inserts).
  *
  * The insert rule matters to the trigram indexes: a GIN index keeps new entries in a pending list that
- * only VACUUM (or autovacuum's ANALYZE) merges, and while it is long the planner prices the index above a
- * sequential scan; a manual ANALYZE leaves the list as it is.
+ * only VACUUM or autovacuum's ANALYZE merges (a manual ANALYZE does not: maintainer.ts merges it beside
+ * its own), and while it is long the planner prices the index above a sequential scan.
  */
 export interface AutovacuumRule {
   analyzeBase: number;
