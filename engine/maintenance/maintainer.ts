@@ -151,10 +151,13 @@ export class Maintainer implements WriteNotes {
       if (!job.vacuum) await this.opts.db.run(mergeGinPendingLists(job.table).toPositional());
       // Unprepared and without values: sent on its own, outside any transaction block.
       await this.opts.db.run(statement.toPositional());
-      if (job.analyze) this.counts.analyzed(job.table);
-      if (job.vacuum) this.counts.vacuumed(job.table);
     } catch (e) {
       this.opts.log(`maintenance: ${job.vacuum ? 'VACUUM' : 'ANALYZE'} of ${job.table} failed: ${(e as Error).message}`);
+    } finally {
+      // Failed or not, the counts start again: a statement that keeps failing is tried (and logged) once
+      // per threshold crossed, not after every write.
+      if (job.analyze) this.counts.analyzed(job.table);
+      if (job.vacuum) this.counts.vacuumed(job.table);
     }
   }
 }
