@@ -13,11 +13,13 @@ import { StartupError } from './engine/database/startup-error';
 import { startDispatcher } from './engine/events/start-dispatcher';
 import { anyUserExists, firstUserAdvice } from './engine/auth/first-user';
 import { openReplicas } from './engine/database/open-replicas';
+import { startMaintenance, warnIfAutovacuumOff } from './engine/maintenance/start-maintenance';
 
 /** How long closing the database pool may take at exit (a frozen server would hold it forever). */
 const POOL_CLOSE_MS = 5000;
 
 const log = (line: string) => console.log(line);
+const warn = (line: string) => console.warn(line);
 
 /**
  * Builds the app from the registry and listens. On a PostgreSQL server it runs PATCHBAY_WORKERS
@@ -33,6 +35,8 @@ export async function serve(): Promise<void> {
     const { db, applied } = await openMigrated(config);
     if (applied.length) log(`applied migrations: ${applied.join(', ')}`);
     if (!(await anyUserExists(db.knex, registry))) log(firstUserAdvice(db.embedded));
+    // Once for the server, not once per worker.
+    await warnIfAutovacuumOff(db.knex, config, warn);
     await db.close();
     // A worker serves through the drain delay before its grace period starts: the primary waits for both.
     superviseWorkers(workers, config.shutdownGraceMs + config.drainDelayMs, log, () => log(`Patchbay ${packageVersion()} serving ${address} on PostgreSQL with ${workers} workers`));
@@ -49,7 +53,9 @@ export async function serve(): Promise<void> {
   }
   // With DATABASE_REPLICA_URLS, safe reads go to the standbys; the dispatcher keeps the primary's own handle.
   const { knex, replicas } = openReplicas(db.knex, config, db.embedded);
-  const app = createApp({ registry, knex, config, version: packageVersion(), embedded: db.embedded, clock: systemClock, replicas });
+  // Statistics and dead rows (docs/maintenance.md), on the primary's own handle like the dispatcher.
+  const maintenance = await startMaintenance({ db: db.knex, embedded: db.embedded, config, log: warn, warn: !cluster.isWorker });
+  const app = createApp({ registry, knex, config, version: packageVersion(), embedded: db.embedded, clock: systemClock, replicas, maintenance: maintenance ?? undefined });
   // Each request runs in its own scope, so that the queries of a request whose client left can be cancelled.
   const server = http.createServer((req, res) => inFlight.answerHealthCheck(req, res) || handleInRequestScope(req, res, () => app(req, res)));
   const inFlight = trackInFlight(server);
@@ -63,6 +69,7 @@ export async function serve(): Promise<void> {
   try {
     await listenOrFail(server, config.port, config.host);
   } catch (e) {
+    await maintenance?.stop();
     await db.close();
     if (cluster.isWorker && e instanceof StartupError) return reportStartupFailure(e);
     throw e;
@@ -74,6 +81,7 @@ export async function serve(): Promise<void> {
     const cut = await inFlight.drain(config.shutdownGraceMs, config.drainDelayMs);
     if (cut) console.error(`stopping: ${cut} requests still running after PATCHBAY_SHUTDOWN_GRACE were cut`);
     await dispatcher?.stop();
+    await maintenance?.stop();
     await replicas?.set.close();
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([db.close(), new Promise((resolve) => (timer = setTimeout(resolve, POOL_CLOSE_MS)))]);

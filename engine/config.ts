@@ -96,6 +96,13 @@ export interface Config {
    * /api/status/ 503) before it closes its listener, so a health-checking load balancer stops routing first.
    */
   drainDelayMs: number;
+  /**
+   * Whether Patchbay keeps its own tables' statistics and dead rows in hand (docs/maintenance.md): ANALYZE
+   * after large writes and, where no autovacuum runs, periodic VACUUM / ANALYZE (PATCHBAY_MAINTENANCE).
+   */
+  maintenance: boolean;
+  /** Milliseconds between periodic maintenance passes where no autovacuum runs (embedded database, autovacuum off). */
+  maintenanceIntervalMs: number;
 
   // Change log and events (docs/events.md).
   /** Days change log rows are kept (NetBox's CHANGELOG_RETENTION); 0 keeps them for ever. */
@@ -251,5 +258,7 @@ function operationsSettings(env: NodeJS.ProcessEnv) {
     shutdownGraceMs: seconds(env, 'PATCHBAY_SHUTDOWN_GRACE', 25),
     // 0: the server cannot know the load balancer's check interval, and a delay no check is timed to only slows restarts.
     drainDelayMs: seconds(env, 'PATCHBAY_DRAIN_DELAY', 0),
+    maintenance: bool(env, 'PATCHBAY_MAINTENANCE', true),
+    maintenanceIntervalMs: Math.max(1000, seconds(env, 'PATCHBAY_MAINTENANCE_INTERVAL', 30)),
   };
 }

@@ -61,3 +61,11 @@ export function handleInRequestScope(req: IncomingMessage, res: ServerResponse, 
   });
   scopes.run(scope, handler);
 }
+
+/**
+ * Runs work outside any request's scope: timers and statements it starts belong to no request, so they
+ * go to the primary and are not cancelled when some client leaves (background maintenance).
+ */
+export function outsideRequestScope<T>(work: () => T): T {
+  return scopes.exit(work);
+}

@@ -9,6 +9,7 @@ import type { ResolvedModel } from '../definitions/registry-types';
 import type { ChangeContext } from '../writes/change-context';
 import type { Db } from '../database/db';
 import type { Replicas } from '../database/open-replicas';
+import type { WriteNotes } from '../maintenance/maintainer';
 
 /** What every handler works with: the registry, the database and the settings, plus who is asking. */
 export interface ApiContext {
@@ -24,6 +25,8 @@ export interface ApiContext {
   customFields?: CustomFieldCache;
   /** The standbys safe reads may use and this instance's write leases; absent without DATABASE_REPLICA_URLS. */
   replicas?: Replicas;
+  /** Told of each write's rows, so that a table a large write changed is analyzed after it (engine/maintenance). */
+  maintenance?: WriteNotes;
 }
 
 export interface CallContext extends ApiContext {

@@ -257,13 +257,16 @@ export async function createObjects(ctx: CallContext, model: ResolvedModel, body
   let earlier: PreparedEarlier | null = null;
   if (!many && !addScope.length && !files?.size && !inRequestTransaction(ctx)) {
     const one = await createInOneStatement(ctx, model, withOwner(ctx, model, body));
-    if ('done' in one) return { body: one.done.body, location: objectUrl(ctx.origin, model, one.done.id) };
+    if ('done' in one) {
+      ctx.maintenance?.noteWritten(model.table, 'insert', 1);
+      return { body: one.done.body, location: objectUrl(ctx.origin, model, one.done.id) };
+    }
     earlier = one.earlier;
   }
   // The response that creates an object shows its secrets (a new token's key), whatever ALLOW_TOKEN_RETRIEVAL says.
   const json = await jsonOptions(ctx, { model, form: 'full' }, true);
   const passwordHashes = earlier ? NO_HASHES : await hashPasswordsAhead(model, items);
-  return inTransaction(ctx, async (trx, careful) => {
+  const created = await inTransaction(ctx, async (trx, careful) => {
     const results = await writeAll(ctx, trx, model, items.map((item) => ({ item: withOwner(ctx, model, item), mode: 'create' as const, earlier, passwordHashes })), many, careful, files);
     await requireWithin(trx, model, results, addScope);
     // Rows the new objects bring with them (a device's components from its type's templates), in this transaction.
@@ -273,6 +276,8 @@ export async function createObjects(ctx: CallContext, model: ResolvedModel, body
     if (many) return { body: text };
     return { body: text, location: objectUrl(ctx.origin, model, results[0]!) };
   });
+  ctx.maintenance?.noteWritten(model.table, 'insert', items.length);
+  return created;
 }
 
 /**
@@ -283,13 +288,15 @@ export async function createObjects(ctx: CallContext, model: ResolvedModel, body
 export async function createObjectsWith(ctx: CallContext, model: ResolvedModel, many: boolean, count: number, addScope: Sql[], make: (trx: Trx) => Promise<unknown[]>): Promise<string> {
   checkBulkSize(ctx, count);
   const json = await jsonOptions(ctx, { model, form: 'full' }, true);
-  return inTransaction(ctx, async (trx, careful) => {
+  const text = await inTransaction(ctx, async (trx, careful) => {
     const items = await make(trx);
     const results = await writeAll(ctx, trx, model, items.map((item) => ({ item: withOwner(ctx, model, item), mode: 'create' as const })), many, careful);
     await requireWithin(trx, model, results, addScope);
     await afterWrite(trx, ctx.registry, model, results);
     return answer(ctx, trx, model, results, !many, json);
   });
+  ctx.maintenance?.noteWritten(model.table, 'insert', count);
+  return text;
 }
 
 /** A bulk request names at most PATCHBAY_BULK_MAX_OBJECTS objects: one request cannot hold a transaction open indefinitely. */
@@ -346,7 +353,10 @@ export async function updateObject(ctx: CallContext, model: ResolvedModel, id: n
   let earlier: PreparedEarlier | null = null;
   if (!scopes.act.length && scopes.view !== null && !files?.size && !inRequestTransaction(ctx)) {
     const one = await updateInOneStatement(ctx, model, id, body, mode, scopes.view);
-    if ('done' in one) return one.done;
+    if ('done' in one) {
+      ctx.maintenance?.noteWritten(model.table, 'update', 1);
+      return one.done;
+    }
     earlier = one.earlier;
   }
   let replaced: string[] = [];
@@ -362,6 +372,7 @@ export async function updateObject(ctx: CallContext, model: ResolvedModel, id: n
     replaced = takeFilesLeft(trx);
     return out;
   });
+  ctx.maintenance?.noteWritten(model.table, 'update', 1);
   await removeFiles(ctx.config.mediaRoot, replaced);
   return text;
 }
@@ -395,7 +406,7 @@ export async function bulkUpdate(ctx: CallContext, model: ResolvedModel, body: u
   if (!ids.length) return '[]';
   const json = await jsonOptions(ctx, { model, form: 'full' });
   const passwordHashes = await hashPasswordsAhead(model, items);
-  return inTransaction(ctx, async (trx, careful) => {
+  const text = await inTransaction(ctx, async (trx, careful) => {
     await requireTargets(ctx, trx, model, ids, scopes, false);
     const work = items.map((item, i) => {
       const rest: Record<string, unknown> = { ...item };
@@ -407,6 +418,8 @@ export async function bulkUpdate(ctx: CallContext, model: ResolvedModel, body: u
     await afterWrite(trx, ctx.registry, model, ids);
     return answer(ctx, trx, model, ids, false, json);
   });
+  ctx.maintenance?.noteWritten(model.table, 'update', ids.length);
+  return text;
 }
 
 /** DELETE of objects (one, or a list of {id}); 409 naming the dependents when a protecting relation blocks it. */
@@ -440,6 +453,7 @@ export async function deleteByIds(ctx: CallContext, model: ResolvedModel, ids: n
     }
     throw e;
   }
+  ctx.maintenance?.noteWritten(model.table, 'delete', ids.length);
   await removeFiles(ctx.config.mediaRoot, files);
 }
 

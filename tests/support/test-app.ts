@@ -13,6 +13,7 @@ import type { Registry } from '../../engine/definitions/registry-types';
 import type { Clock } from '../../engine/auth/clock';
 import { closeSharedSandbox } from '../../engine/sandbox/shared-sandbox';
 import type { DbHandle } from '../../engine/database/db';
+import { startMaintenance } from '../../engine/maintenance/start-maintenance';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -52,6 +53,11 @@ export interface TestAppOptions {
   env?: Record<string, string>;
   schemaDir?: string;
   migrationsDir?: string;
+  /**
+   * Start table maintenance as `serve` does (engine/maintenance), unless the configuration turns it off
+   * (PATCHBAY_MAINTENANCE=off). Off by default: its statements would add to the counts other tests assert.
+   */
+  maintenance?: boolean;
 }
 
 /**
@@ -93,7 +99,8 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
   };
   const token = await makeToken({ superuser: true, username: 'admin' });
   const clock = new TestClock();
-  const app = createApp({ registry, knex: db.knex, config, version: 'test', embedded: db.embedded, clock });
+  const maintenance = opts.maintenance ? await startMaintenance({ db: db.knex, embedded: db.embedded, config, log: (line) => console.warn(line), warn: false }) : null;
+  const app = createApp({ registry, knex: db.knex, config, version: 'test', embedded: db.embedded, clock, maintenance: maintenance ?? undefined });
   return {
     api: supertest(app),
     registry,
@@ -106,6 +113,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     clock,
     makeToken,
     close: async () => {
+      await maintenance?.stop();
       if (schema) await db.knex.raw(`DROP SCHEMA "${schema}" CASCADE`);
       await db.close();
       // This test file's template sandbox threads (each test file loads its own copy of the modules).

@@ -1,0 +1,34 @@
+import type { Config } from '../config';
+import type { Db } from '../database/db';
+import { readAutovacuumRule } from './autovacuum-rule';
+import { autovacuumOffWarning, autovacuumRuns } from './autovacuum-setting';
+import { Maintainer } from './maintainer';
+
+export interface MaintenanceStart {
+  /** The primary's handle, never a routed one. */
+  db: Db;
+  embedded: boolean;
+  config: Config;
+  log: (line: string) => void;
+  /** Whether this process logs the autovacuum warning (one process of a cluster does). */
+  warn: boolean;
+}
+
+/**
+ * Table maintenance for a serving process (docs/maintenance.md): on the embedded database and on a server
+ * with autovacuum off, Patchbay stands in for autovacuum; with autovacuum on, it only analyzes after large
+ * writes. Null with PATCHBAY_MAINTENANCE=off.
+ */
+export async function startMaintenance(s: MaintenanceStart): Promise<Maintainer | null> {
+  const autovacuum = s.embedded ? false : await autovacuumRuns(s.db);
+  if (!s.embedded && !autovacuum && s.warn) s.log(autovacuumOffWarning(s.config.maintenance, s.config.maintenanceIntervalMs));
+  if (!s.config.maintenance) return null;
+  const maintainer = new Maintainer({ db: s.db, rule: await readAutovacuumRule(s.db), vacuums: !autovacuum, intervalMs: s.config.maintenanceIntervalMs, log: s.log });
+  maintainer.start();
+  return maintainer;
+}
+
+/** The warning alone, for a cluster's primary process, which serves nothing itself. */
+export async function warnIfAutovacuumOff(db: Db, config: Config, log: (line: string) => void): Promise<void> {
+  if (!(await autovacuumRuns(db))) log(autovacuumOffWarning(config.maintenance, config.maintenanceIntervalMs));
+}

@@ -1,0 +1,23 @@
+import type { Db } from '../database/db';
+
+/** What the catalog says of one table: its estimated rows and the changes since it was last analyzed / vacuumed. */
+export interface TableStats {
+  table: string;
+  reltuples: number;
+  modSinceAnalyze: number;
+  deadRows: number;
+  insertedSinceVacuum: number;
+}
+
+/**
+ * Every ordinary table of the schema Patchbay works in, in one statement. The cumulative statistics
+ * reach the catalog up to a second or so after a transaction ends; the in-process counts cover that gap.
+ */
+export async function readTableStats(db: Db): Promise<TableStats[]> {
+  const result = await db.raw<{ table: string; reltuples: number; mod: string | number; dead: string | number; ins: string | number }>(
+    `SELECT c.relname AS "table", c.reltuples::float8 AS "reltuples", coalesce(s.n_mod_since_analyze, 0) AS "mod", coalesce(s.n_dead_tup, 0) AS "dead", coalesce(s.n_ins_since_vacuum, 0) AS "ins"
+       FROM pg_class c JOIN pg_stat_user_tables s ON s.relid = c.oid
+      WHERE c.relkind = 'r' AND c.relnamespace = (SELECT n.oid FROM pg_namespace n WHERE n.nspname = current_schema())`,
+  );
+  return result.rows.map((r) => ({ table: r.table, reltuples: Number(r.reltuples), modSinceAnalyze: Number(r.mod), deadRows: Number(r.dead), insertedSinceVacuum: Number(r.ins) }));
+}

@@ -1,0 +1,50 @@
+/**
+ * Issue 25: updates that change indexed columns leave dead heap rows and dead index entries that page
+ * pruning cannot reclaim. Where no autovacuum runs (the embedded database always; a PostgreSQL server with
+ * autovacuum off), Patchbay's maintenance vacuums by autovacuum's rule, so the space is reused and the
+ * table stays within twice the size a VACUUM FULL leaves (with its indexes, four times: see the test).
+ */
+import { startTestApp, TEST_DATABASE_URL, type TestApp } from '../support/test-app';
+import { addressOf, seedAddresses } from './support';
+import { autovacuumRuns } from '../../engine/maintenance/autovacuum-setting';
+
+const ROWS = 1000;
+const UPDATES = 10_000;
+const PER_REQUEST = 100;
+
+let t: TestApp;
+let autovacuum = false;
+beforeAll(async () => {
+  // As in statistics-after-seeding: the global uniqueness scan per address is not what is measured here.
+  t = await startTestApp({ maintenance: true, env: { ENFORCE_GLOBAL_UNIQUE: 'false' } });
+  autovacuum = TEST_DATABASE_URL ? await autovacuumRuns(t.knex) : false;
+}, 120_000);
+afterAll(async () => {
+  await t.close();
+});
+
+/** The table's main fork, and the table with its indexes (pg_total_relation_size). */
+const sizes = async () => (await t.knex.raw<{ heap: number; total: number }>(`SELECT pg_relation_size('ipam_ipaddress')::float8 AS "heap", pg_total_relation_size('ipam_ipaddress')::float8 AS "total"`)).rows[0]!;
+
+test('after 10,000 updates of indexed columns across 1,000 addresses the table stays within twice its compacted size, with its indexes within four times', async () => {
+  // With autovacuum running, reclaiming is its work and its timing, not Patchbay's: nothing of ours to test.
+  if (autovacuum) return;
+  const ids = await seedAddresses(t, ROWS, PER_REQUEST, (i) => `host-${i}.example.com`);
+  for (let done = 0, round = 1; done < UPDATES; round++) {
+    for (let start = 0; start < ROWS && done < UPDATES; start += PER_REQUEST, done += PER_REQUEST) {
+      // address (btree and gist indexes) and dns_name (trigram GIN index) change: no update is HOT.
+      const body = ids.slice(start, start + PER_REQUEST).map((id, k) => ({ id, address: addressOf(round * ROWS + start + k), dns_name: `r${round}-host-${start + k}.example.com` }));
+      const res = await t.api.patch('/api/ipam/ip-addresses/').set(t.auth).send(body);
+      expect(res.status).toBe(200);
+    }
+  }
+  const after = await sizes();
+  await t.knex.raw('VACUUM FULL "ipam_ipaddress"');
+  const compacted = await sizes();
+  // Jest's messages give the sizes in bytes. The heap must stay within twice its compacted size. The
+  // indexes are held to 4x, not 2x: VACUUM makes a GIN (trigram) index's freed space reusable but never
+  // compacts it, and a two-page B-tree that grew to five is already 2.5x (measured with maintenance:
+  // 2.8x PostgreSQL, 3.1x embedded; without it 13x, the heap 4x).
+  expect(after.heap).toBeLessThanOrEqual(2 * compacted.heap);
+  expect(after.total).toBeLessThanOrEqual(4 * compacted.total);
+}, 600_000);
