@@ -46,14 +46,18 @@ async function templateTarball(migrationsDir: string): Promise<Buffer> {
   return tarball;
 }
 
-/** What the template depends on: every migration file's name and text, and the PGlite build. */
+/** What the template depends on: the migration files and the PGlite build. */
 function templateKey(migrationsDir: string): string {
-  const hash = crypto.createHash('sha256');
   const pgliteDir = path.dirname(path.dirname(require.resolve('@electric-sql/pglite')));
-  hash.update(fs.readFileSync(path.join(pgliteDir, 'package.json')));
+  return crypto.createHash('sha256').update(fs.readFileSync(path.join(pgliteDir, 'package.json'))).update(migrationsKey(migrationsDir)).digest('hex').slice(0, 24);
+}
+
+/** A digest of every migration file's name and text. */
+export function migrationsKey(migrationsDir: string): string {
+  const hash = crypto.createHash('sha256');
   for (const name of listMigrationFiles(migrationsDir)) {
     hash.update(`\0${name}\0`);
     hash.update(fs.readFileSync(path.join(migrationsDir, name)));
   }
-  return hash.digest('hex').slice(0, 24);
+  return hash.digest('hex');
 }

@@ -11,6 +11,8 @@ import { loadRegistry } from '../../engine/boot';
 import { connectDatabase, type Database } from '../../engine/database/connect';
 import { migrate } from '../../engine/migrations/migrator';
 import { openMigratedPglite } from './migrated-pglite';
+import { fillFromTemplate } from './migrated-schema';
+import { HEARTBEAT_TABLE } from '../../engine/migrations/replica-tables';
 import type { Registry } from '../../engine/definitions/registry-types';
 import type { Clock } from '../../engine/auth/clock';
 import { closeSharedSandbox } from '../../engine/sandbox/shared-sandbox';
@@ -78,8 +80,13 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
   });
   const registry = loadRegistry(config.schemaDir);
   const schema = TEST_DATABASE_URL ? `t_${crypto.randomBytes(6).toString('hex')}` : undefined;
+  if (TEST_DATABASE_URL) await fillFromTemplate(TEST_DATABASE_URL, schema!, config.migrationsDir);
   const db = TEST_DATABASE_URL ? await connectDatabase({ url: TEST_DATABASE_URL, schema, poolMax: 4 }) : await openMigratedPglite(config.migrationsDir);
   await migrate(db.knex, config.migrationsDir, schema);
+  // Made from a template migrated earlier: the heartbeat starts at this database's making, as a migration sets it.
+  // (A test's own migrations may not make the table.)
+  const heartbeat = await db.knex.raw<{ t: string | null }>(`SELECT to_regclass(?)::text AS "t"`, [HEARTBEAT_TABLE]);
+  if (heartbeat.rows[0]?.t) await db.knex.raw(`UPDATE "${HEARTBEAT_TABLE}" SET "at" = now()`);
 
   const queries = { count: 0, log: [] as string[], reset() { this.count = 0; this.log = []; } };
   db.knex.on('query', (q: { sql: string }) => {
