@@ -19,7 +19,12 @@ import { migrationsKey } from './migrated-pglite';
 export async function fillFromTemplate(url: string, schema: string, migrationsDir: string): Promise<void> {
   if (!(await buildIfMissing(url, migrationsDir))) return;
   const file = templateFile(url, migrationsDir);
-  const script = fs.readFileSync(file, 'utf8');
+  let script: string;
+  try {
+    script = fs.readFileSync(file, 'utf8');
+  } catch {
+    return; // removed meanwhile by a file whose script failed: migrate as before
+  }
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
