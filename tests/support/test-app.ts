@@ -131,11 +131,28 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     makeToken,
     close: async () => {
       await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
-      if (schema) await db.knex.raw(`DROP SCHEMA "${schema}" CASCADE`);
+      if (schema) await dropSchema(db.knex, schema);
       await db.close();
       // This test file's template sandbox threads (each test file loads its own copy of the modules).
       await closeSharedSandbox();
       fs.rmSync(media, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * DROP SCHEMA ... CASCADE locks every object of the schema (thousands) in one transaction; beside another
+ * file doing the same, or a migration, the server's shared lock table can run out (53200, "out of shared
+ * memory"), which failed a file whose tests had all passed. Tried again once the others are done.
+ */
+async function dropSchema(db: DbHandle, schema: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await db.raw(`DROP SCHEMA "${schema}" CASCADE`);
+      return;
+    } catch (e) {
+      if ((e as { code?: string }).code !== '53200' || attempt >= 6) throw e;
+      await new Promise((resolve) => setTimeout(resolve, 500 * attempt));
+    }
+  }
 }
