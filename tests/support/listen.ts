@@ -17,13 +17,13 @@ export function configWith(t: TestApp, env: Record<string, string>): Config {
 /** A supertest agent for the test app's database under other settings. */
 export function apiWith(t: TestApp, env: Record<string, string>): TestAgent {
   const config = configWith(t, env);
-  return supertest(createApp({ registry: t.registry, knex: t.knex, config, version: 'test', embedded: t.db.embedded, clock: t.clock }));
+  return supertest(t.serve(createApp({ registry: t.registry, knex: t.knex, config, version: 'test', embedded: t.db.embedded, clock: t.clock })));
 }
 
 /** A supertest agent that keeps cookies between requests, like a browser (optionally under other settings). */
 export function agentWith(t: TestApp, env: Record<string, string> = {}): TestAgent {
   const config = Object.keys(env).length ? configWith(t, env) : t.config;
-  return supertest.agent(createApp({ registry: t.registry, knex: t.knex, config, version: 'test', embedded: t.db.embedded, clock: t.clock }));
+  return supertest.agent(t.serve(createApp({ registry: t.registry, knex: t.knex, config, version: 'test', embedded: t.db.embedded, clock: t.clock })));
 }
 
 /** The test app on a real port (for a browser): its base URL and a way to stop it. */

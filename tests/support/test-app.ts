@@ -2,6 +2,7 @@ import path from 'node:path';
 import os from 'node:os';
 import fs from 'node:fs';
 import crypto from 'node:crypto';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import supertest from 'supertest';
 import type TestAgent from 'supertest/lib/agent';
 import { createApp } from '../../engine/app';
@@ -9,6 +10,9 @@ import { loadConfig, type Config } from '../../engine/config';
 import { loadRegistry } from '../../engine/boot';
 import { connectDatabase, type Database } from '../../engine/database/connect';
 import { migrate } from '../../engine/migrations/migrator';
+import { openMigratedPglite } from './migrated-pglite';
+import { fillFromTemplate } from './migrated-schema';
+import { HEARTBEAT_TABLE } from '../../engine/migrations/replica-tables';
 import type { Registry } from '../../engine/definitions/registry-types';
 import type { Clock } from '../../engine/auth/clock';
 import { closeSharedSandbox } from '../../engine/sandbox/shared-sandbox';
@@ -44,6 +48,12 @@ export interface TestApp {
   clock: TestClock;
   /** SQL statements run since the last reset. */
   queries: { count: number; reset(): void; log: string[] };
+  /**
+   * The app on a port of its own for the rest of the file, closed with the test app. supertest handed an
+   * app (not a server) listens on a new port for every request and closes it after: three quarters of a
+   * simple request's time here, and tens of thousands of requests in the generated suites.
+   */
+  serve(app: RequestListener): Server;
   /** Creates a user and returns a new token of theirs. */
   makeToken(opts?: { superuser?: boolean; writeEnabled?: boolean; username?: string }): Promise<string>;
   close(): Promise<void>;
@@ -76,8 +86,13 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
   });
   const registry = loadRegistry(config.schemaDir);
   const schema = TEST_DATABASE_URL ? `t_${crypto.randomBytes(6).toString('hex')}` : undefined;
-  const db = await connectDatabase(TEST_DATABASE_URL ? { url: TEST_DATABASE_URL, schema, poolMax: 4 } : {});
+  if (TEST_DATABASE_URL) await fillFromTemplate(TEST_DATABASE_URL, schema!, config.migrationsDir);
+  const db = TEST_DATABASE_URL ? await connectDatabase({ url: TEST_DATABASE_URL, schema, poolMax: 4 }) : await openMigratedPglite(config.migrationsDir);
   await migrate(db.knex, config.migrationsDir, schema);
+  // Made from a template migrated earlier: the heartbeat starts at this database's making, as a migration sets it.
+  // (A test's own migrations may not make the table.)
+  const heartbeat = await db.knex.raw<{ t: string | null }>(`SELECT to_regclass(?)::text AS "t"`, [HEARTBEAT_TABLE]);
+  if (heartbeat.rows[0]?.t) await db.knex.raw(`UPDATE "${HEARTBEAT_TABLE}" SET "at" = now()`);
 
   const queries = { count: 0, log: [] as string[], reset() { this.count = 0; this.log = []; } };
   db.knex.on('query', (q: { sql: string }) => {
@@ -100,9 +115,18 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
   const token = await makeToken({ superuser: true, username: 'admin' });
   const clock = new TestClock();
   const maintenance = opts.maintenance ? await startMaintenance({ db: db.knex, embedded: db.embedded, config, log: (line) => console.warn(line), warn: false }) : null;
+  const servers: Server[] = [];
+  // listen(0) without a host binds at once (as supertest's own per-request listen does), so the agent can
+  // read the address straight away; the same dual-stack socket, so clients are seen as they were.
+  const serve = (handler: RequestListener): Server => {
+    const server = createServer(handler).listen(0);
+    servers.push(server);
+    return server;
+  };
   const app = createApp({ registry, knex: db.knex, config, version: 'test', embedded: db.embedded, clock, maintenance: maintenance ?? undefined });
   return {
-    api: supertest(app),
+    api: supertest(serve(app)),
+    serve,
     registry,
     knex: db.knex,
     db,
@@ -113,12 +137,30 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     clock,
     makeToken,
     close: async () => {
+      await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
       await maintenance?.stop();
-      if (schema) await db.knex.raw(`DROP SCHEMA "${schema}" CASCADE`);
+      if (schema) await dropSchema(db.knex, schema);
       await db.close();
       // This test file's template sandbox threads (each test file loads its own copy of the modules).
       await closeSharedSandbox();
       fs.rmSync(media, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * DROP SCHEMA ... CASCADE locks every object of the schema (thousands) in one transaction; beside another
+ * file doing the same, or a migration, the server's shared lock table can run out (53200, "out of shared
+ * memory"), which failed a file whose tests had all passed. Tried again once the others are done.
+ */
+async function dropSchema(db: DbHandle, schema: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await db.raw(`DROP SCHEMA "${schema}" CASCADE`);
+      return;
+    } catch (e) {
+      if ((e as { code?: string }).code !== '53200' || attempt >= 6) throw e;
+      await new Promise((resolve) => setTimeout(resolve, 500 * attempt));
+    }
+  }
 }
