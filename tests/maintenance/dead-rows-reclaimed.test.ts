@@ -28,7 +28,10 @@ const sizes = async () => (await t.knex.raw<{ heap: number; total: number }>(`SE
 
 test('after 10,000 updates of indexed columns across 1,000 addresses the table stays within twice its compacted size, with its indexes within four times', async () => {
   // With autovacuum running, reclaiming is its work and its timing, not Patchbay's: nothing of ours to test.
-  if (autovacuum) return;
+  // On a PostgreSQL server the other sessions of the same database (CI runs two test files at once in one
+  // database) hold back the horizon VACUUM may reclaim below, so the sizes there depend on whatever else runs:
+  // the size bound is the embedded database's (issue 25), where Patchbay's connection is the only one.
+  if (autovacuum || TEST_DATABASE_URL) return;
   const ids = await seedAddresses(t, ROWS, PER_REQUEST, (i) => `host-${i}.example.com`);
   for (let done = 0, round = 1; done < UPDATES; round++) {
     for (let start = 0; start < ROWS && done < UPDATES; start += PER_REQUEST, done += PER_REQUEST) {
