@@ -110,7 +110,7 @@ function brokenWhen(model: ResolvedModel, check: Check): Sql {
   throw new Error(`${model.label}: a check needs at_most, same, between, ordered, any_of, at_most_one, only_when or required_when`);
 }
 
-interface CompiledChecks {
+export interface CompiledChecks {
   /** Every check's verdict ("c0"...), every overlap's other row's display ("d0", and "u0": true where its enforcing path is unset) and placeholder value ("v0"...), for the row "t". */
   columns: Sql;
   table: Sql;
@@ -311,6 +311,11 @@ function labelOf(model: ResolvedModel, placeholder: string): { path: string; lab
   }
   const choices = route.field.kind === 'choice' ? route.field.choices : undefined;
   return choices ? { path, labels: new Map([...choices.labels].map(([v, label]) => [String(v), label])) } : null;
+}
+
+/** The messages of a row of the checks' columns (compileChecks): field -> messages, empty when every rule holds. */
+export function checkVerdicts(c: CompiledChecks, row: Record<string, unknown>): Record<string, string[]> {
+  return verdicts(c, row);
 }
 
 function verdicts(c: CompiledChecks, row: Record<string, unknown>): Record<string, string[]> {

@@ -49,6 +49,27 @@ export function insertOneStatement(registry: Registry, q: InsertOne): Sql {
   ${answer(registry, q.model, q.json)}`.bindParams({ origin: q.json.origin });
 }
 
+/**
+ * A create whose definition has checks, as the first statement of its transaction: the guard and the
+ * INSERT, answered with the new id only. The checks' locks are taken by a statement of their own after
+ * it, and the verdicts and the representation are read together by the next (checkedAnswerStatement).
+ */
+export function insertGuardedStatement(q: Omit<InsertOne, 'json'>): Sql {
+  const cols = join(q.names.map((n) => ident(n)));
+  const values = join(q.names.map((n) => sql`"v".${ident(n)}`));
+  return sql`WITH ${guardCte(q.guard)}, "w" AS (
+    INSERT INTO ${ident(q.model.table)} (${cols}) SELECT ${values} FROM ${jsonRecord(q.model, q.row)} AS "v", "guard" WHERE "guard"."current" AND "guard"."defs"
+    RETURNING "id")
+  SELECT "guard"."current", "guard"."defs", (SELECT "w"."id" FROM "w") AS "id" FROM "guard"`;
+}
+
+/** The checks' columns (compileChecks) on one written row, beside its representation ("body"): one statement. */
+export function checkedAnswerStatement(registry: Registry, model: ResolvedModel, id: number, checks: Sql, json: JsonOptions): Sql {
+  const object = representationOf(registry, model, 'full', new Set(), json);
+  return sql`SELECT ${checks}, (${object})::text AS "body" FROM ${ident(model.table)} AS "t" CROSS JOIN (SELECT ${[id]}::bigint[] AS "ids") AS "req"
+  WHERE "t"."id" = ${id}::bigint`.bindParams({ origin: json.origin });
+}
+
 export interface UpdateOne {
   model: ResolvedModel;
   id: number;

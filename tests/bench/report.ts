@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { LoadPoint } from './load';
 import type { LoggedError } from './server-log';
 import type { RawPoint } from './raw-sql';
+import type { RawWritePoint } from './raw-writes';
 import type { SeedResult } from './seed';
 import type { VerifyOutcome } from './verify';
 import type { WriteRow } from './writes';
@@ -37,6 +38,8 @@ export interface BenchRun {
   scenarios: ScenarioResult[];
   skipped: Array<{ name: string; reason: string }>;
   writes: WriteRow[];
+  /** The same INSERT as create_single's from a raw client, at each thread count (tests/bench/raw-writes.ts). */
+  rawWrites: RawWritePoint[];
   /** The template sandbox phase (renders/s, exports/s, memory), when it ran. */
   templates?: TemplateResult;
   failures: string[];
@@ -89,13 +92,15 @@ function scenarioTable(run: BenchRun): string[] {
 
 function writesTable(run: BenchRun): string[] {
   const lines = [
-    '| phase | threads | obj/s | p50 ms/request | p99 ms/request | errors | NetBox obj/s | vs NetBox |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|',
+    '| phase | threads | obj/s | p50 ms/request | p99 ms/request | errors | NetBox obj/s | vs NetBox | raw obj/s | raw p50 ms | API/raw |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const w of run.writes) {
     const nb = NETBOX_WRITES[`${w.phase}/${w.threads}`];
+    // The raw ceiling is the same INSERT with the triggers as served (mode log).
+    const raw = w.phase === 'create_single' && (w.mode ?? 'log') === 'log' ? run.rawWrites.find((r) => r.threads === w.threads && !r.error) : undefined;
     lines.push(`| ${w.phase}${w.mode && w.mode !== 'log' ? ` (${w.mode})` : ''} | ${w.threads} | ${num(w.objPerSec)} | ${num(w.latency.p50)} | ${num(w.latency.p99)} | ${w.errors} `
-      + `| ${nb ? num(nb.objPerSec) : ''} | ${times(w.objPerSec, nb?.objPerSec)} |`);
+      + `| ${nb ? num(nb.objPerSec) : ''} | ${times(w.objPerSec, nb?.objPerSec)} | ${raw ? num(raw.objPerSec) : ''} | ${raw ? num(raw.latency.p50, 2) : ''} | ${ratio(w.objPerSec, raw?.objPerSec)} |`);
   }
   return lines;
 }
@@ -142,6 +147,7 @@ export function renderReport(run: BenchRun): string {
   }
   if (run.writes.length) {
     out.push('## Writes (IP addresses created one POST each, then bulk PATCH and bulk DELETE in batches of 100)', '');
+    out.push('raw: the INSERT create_single sends for each object, from the bench through the same database layer, one autocommit statement per object on as many connections as threads, every trigger active (change log, outbox, occupancy); API/raw is the share of that ceiling the API reaches.', '');
     out.push(...writesTable(run), '');
   }
   if (run.templates) {

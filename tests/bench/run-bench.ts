@@ -15,6 +15,7 @@ import { loggedErrors } from './server-log';
 import { createSuperuser, startServer, type ServerProcess } from './server-process';
 import { sleep } from './stats';
 import { runWrites } from './writes';
+import { runRawWrites } from './raw-writes';
 import { setupMode } from './write-modes';
 import { runDeviceWrites } from './device-writes';
 
@@ -167,7 +168,7 @@ export async function runBench(args: string[]): Promise<number> {
   const t0 = performance.now();
   const run: BenchRun = {
     startedAt, baseUrl: '', server: 'patchbay', database: '', machine: machine(), settings: settings(opts),
-    seed: null, scenarios: [], skipped: [], writes: [], failures: [], serverErrors: [], serverLog: '', seconds: 0, vacuumSeconds: null,
+    seed: null, scenarios: [], skipped: [], writes: [], rawWrites: [], failures: [], serverErrors: [], serverLog: '', seconds: 0, vacuumSeconds: null,
   };
   const stamp = startedAt.toISOString().replace(/:/g, '-').replace(/\.\d+Z$/, 'Z');
   const serverLog = path.join(ROOT, 'test-output', `bench-${stamp}-server.log`);
@@ -227,6 +228,11 @@ export async function runBench(args: string[]): Promise<number> {
     if (tasks.length) log('bench: raw SQL ceiling');
     const raw = await runRawSql(target.connection, tasks, opts.connections, opts.rawDuration, log);
     for (const r of run.scenarios) r.raw = raw.get(r.name);
+    const creates = run.writes.filter((w) => w.phase === 'create_single');
+    if (creates.length) {
+      log('bench: raw write ceiling');
+      run.rawWrites = await runRawWrites(target.connection, creates[0]!.objects, WRITE_THREADS, log);
+    }
   } catch (e) {
     const died = server?.exited();
     run.failures.push(`bench aborted: ${(e as Error).stack ?? String(e)}${died ? `\n  (the server process ${died}; its last output: ${server!.log().slice(-1500)})` : ''}`);

@@ -88,19 +88,41 @@ function routine(o: Occupancy): RoutineSpec {
   const keyParts = [sqlLiteral(`occupancy ${o.table}`), ...within.map((w) => `coalesce("t".${w}::text, '')`), 'host("t"."block")'];
   const lockKey = `hashtextextended(concat_ws('|', ${keyParts.join(', ')}), 0)`;
   const blockCols = [...within.map((w) => `"t".${w}`), '"t"."block"'];
+  // The blocks touched, once each, and whether the statement may have taken hosts out of any of them.
+  const touchedBlocks = (blocks: string) => `SELECT ${blockCols.join(', ')}, bool_or("t"."shrinks") AS "shrinks" FROM (${blocks}) AS "t" GROUP BY ${blockCols.join(', ')}`;
+  const count = `CROSS JOIN LATERAL (SELECT count(DISTINCT ${host('c')})::int AS "n" FROM ${base} AS "c"
+        WHERE ${host('c')} BETWEEN "t"."block" AND "t"."block" + ${BLOCK_SIZE - 1}${sameWithin('c', 't')}) AS "x"`;
+  const summaryColumns = [...within, '"block"', '"hosts"'].join(', ');
+  const sameBlock = (a: string) => `${q(a)}."block" = "t"."block"${sameWithin(a, 't')}`;
+  // A block that may have lost hosts is recounted, its row waited for: the count must not stay above the truth.
+  const exact = (blocks: string) => `INSERT INTO ${occ} (${summaryColumns})
+      SELECT ${[...blockCols, '"x"."n"'].join(', ')} FROM (${touchedBlocks(blocks)}) AS "t" ${count} WHERE "t"."shrinks"
+      ON CONFLICT (${[...within, '"block"'].join(', ')}) DO UPDATE SET "hosts" = EXCLUDED."hosts";
+    DELETE FROM ${occ} AS "o" USING (${touchedBlocks(blocks)}) AS "t" WHERE "t"."shrinks" AND "o"."hosts" = 0 AND ${sameBlock('o')};`;
+  // A block that only gained hosts is recounted only when no other writer holds its row (SKIP LOCKED): the
+  // one that does counts it, and a count left short is allowed (see above). So concurrent creates in one
+  // block do not queue on its row until each commits. A block with no row yet gets one, counted.
+  const grown = (blocks: string) => `UPDATE ${occ} AS "o" SET "hosts" = "x"."n"
+      FROM (SELECT ${blockCols.join(', ')} FROM (${touchedBlocks(blocks)}) AS "t" JOIN ${occ} AS "l" ON ${sameBlock('l')}
+        WHERE NOT "t"."shrinks" FOR UPDATE OF "l" SKIP LOCKED) AS "t" ${count}
+      WHERE ${sameBlock('o')};
+    INSERT INTO ${occ} (${summaryColumns})
+      SELECT ${[...blockCols, '"x"."n"'].join(', ')} FROM (${touchedBlocks(blocks)}) AS "t" ${count}
+      WHERE NOT "t"."shrinks" AND NOT EXISTS (SELECT 1 FROM ${occ} AS "e" WHERE ${sameBlock('e')})
+      ON CONFLICT (${[...within, '"block"'].join(', ')}) DO NOTHING;`;
+  const lock = (blocks: string) => `PERFORM count(CASE WHEN "s"."shrinks" THEN pg_advisory_xact_lock("s"."k") ELSE pg_advisory_xact_lock_shared("s"."k") END)
+      FROM (SELECT ${lockKey} AS "k", bool_or("t"."shrinks") AS "shrinks" FROM (${blocks}) AS "t" GROUP BY 1 ORDER BY 1) AS "s";`;
   // Writers that only add hosts to a block share its lock: each recounts without the others' rows, so the
   // count may fall short (the block is then read address by address: slower, still right) but never
   // overstates it. A writer that takes hosts out holds the lock alone and recounts after every other has
   // committed: a count that included a host it deleted could call a block full that is not. Keys are taken
-  // in one order whatever their mode, so two writers cannot wait on each other crosswise.
-  const recount = (blocks: string) => `PERFORM count(CASE WHEN "s"."shrinks" THEN pg_advisory_xact_lock("s"."k") ELSE pg_advisory_xact_lock_shared("s"."k") END)
-      FROM (SELECT ${lockKey} AS "k", bool_or("t"."shrinks") AS "shrinks" FROM (${blocks}) AS "t" GROUP BY 1 ORDER BY 1) AS "s";
-    INSERT INTO ${occ} (${[...within, '"block"', '"hosts"'].join(', ')})
-      SELECT ${[...blockCols, '"x"."n"'].join(', ')} FROM (SELECT DISTINCT ${blockCols.join(', ')} FROM (${blocks}) AS "t") AS "t"
-      CROSS JOIN LATERAL (SELECT count(DISTINCT ${host('c')})::int AS "n" FROM ${base} AS "c"
-        WHERE ${host('c')} BETWEEN "t"."block" AND "t"."block" + ${BLOCK_SIZE - 1}${sameWithin('c', 't')}) AS "x"
-      ON CONFLICT (${[...within, '"block"'].join(', ')}) DO UPDATE SET "hosts" = EXCLUDED."hosts";
-    DELETE FROM ${occ} AS "o" USING (SELECT DISTINCT ${blockCols.join(', ')} FROM (${blocks}) AS "t") AS "t" WHERE "o"."hosts" = 0 AND "o"."block" = "t"."block"${sameWithin('o', 't')};`;
+  // in one order whatever their mode, so two writers cannot wait on each other crosswise. An INSERT only
+  // adds hosts and a DELETE only takes them out; an UPDATE may do both.
+  const recount = (blocks: string, kinds: { grows: boolean; shrinks: boolean }) => [
+    lock(blocks),
+    ...(kinds.shrinks ? [exact(blocks)] : []),
+    ...(kinds.grows ? [grown(blocks)] : []),
+  ].join('\n    ');
   const index = q(sqlName(o.of.table, o.column, 'host'));
   const trigger = (suffix: string) => q(sqlName(o.table, suffix));
   const columns = [...o.within.map((f) => `${q(f.column!)} ${sqlTypeOf(f)}`), '"block" inet NOT NULL', '"hosts" integer NOT NULL'];
@@ -119,11 +141,11 @@ function routine(o: Occupancy): RoutineSpec {
       `CREATE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
 BEGIN
   IF TG_OP = 'INSERT' THEN
-    ${recount(touched.INSERT)}
+    ${recount(touched.INSERT, { grows: true, shrinks: false })}
   ELSIF TG_OP = 'UPDATE' THEN
-    ${recount(touched.UPDATE)}
+    ${recount(touched.UPDATE, { grows: true, shrinks: true })}
   ELSE
-    ${recount(touched.DELETE)}
+    ${recount(touched.DELETE, { grows: false, shrinks: true })}
   END IF;
   RETURN NULL;
 END
