@@ -289,7 +289,8 @@ export class JsonCompiler {
       case 'fk':
         // A plain foreign key is shown as the target's id (NetBox's PrimaryKeyRelatedField).
         if (f.def.plain) return column(alias, f.column);
-        if (this.opts.hoistFrom && alias === TOP && depth === 0 && depth + 1 <= MAX_NESTING) return this.hoistedById(f, this.opts.hoistFrom, depth + 1);
+        // A relation's name is "h_" and the column: past PostgreSQL's 63 characters, the object is built per row.
+        if (this.opts.hoistFrom && alias === TOP && depth === 0 && f.column.length <= 61) return this.hoistedById(f, this.opts.hoistFrom, depth + 1);
         return this.nestedById(f.target, column(alias, f.column), depth + 1);
       case 'generic_fk':
         return this.genericObject(f, column(alias, f.typeColumn), column(alias, f.idColumn), depth + 1);
