@@ -1,6 +1,6 @@
 import type { Registry, ResolvedModel } from '../definitions/registry-types';
 import { sql, type Sql } from '../sql/fragment';
-import { JsonCompiler, type Form, type JsonOptions } from './object-json';
+import { JsonCompiler, type CompileOptions, type Form, type HoistedRelation, type JsonOptions } from './object-json';
 import { namesOfForm } from './forms';
 import { rowsKey, type Rows } from './reader-access';
 
@@ -9,17 +9,30 @@ const MAX_SHAPES = 2000;
 /** Beyond this many sets of permissions compiled for one shape, that shape's compilations start again. */
 const MAX_VARIANTS = 100;
 
+/** A compiled representation of the row aliased "t", and the relations it reads (hoisted nested objects of a list; none otherwise). */
+export interface Compiled {
+  object: Sql;
+  /** By name. */
+  relations: ReadonlyMap<string, HoistedRelation>;
+}
+
 interface Shape {
   /** The types whose viewable rows the representation depends on (objects at the far end of its links). */
   consulted: ResolvedModel[];
   /** Compiled, by what the reader may view of those types and whether shown_with fields show. */
-  compiled: Map<string, Sql>;
+  compiled: Map<string, Compiled>;
 }
 
 const byRegistry = new WeakMap<Registry, Map<string, Shape>>();
 
-function shapeKey(model: ResolvedModel, form: Form, omitted: readonly string[], revealSecrets: boolean): string {
-  return `${model.label}|${form}|${revealSecrets ? 1 : 0}|${omitted.join(',')}`;
+function shapeKey(model: ResolvedModel, form: Form, omitted: readonly string[], revealSecrets: boolean, hoistFrom: string | undefined): string {
+  return `${model.label}|${form}|${revealSecrets ? 1 : 0}|${omitted.join(',')}|${hoistFrom ?? ''}`;
+}
+
+function compile(registry: Registry, model: ResolvedModel, form: Form, omitted: readonly string[], opts: CompileOptions): Compiled {
+  const compiler = new JsonCompiler(registry, opts);
+  const object = compiler.object(model, 't', form, { nested: false, omit: new Set(omitted) });
+  return { object, relations: compiler.hoistedRelations() };
 }
 
 /**
@@ -33,16 +46,16 @@ function omittedOf(model: ResolvedModel, form: Form, omit: ReadonlySet<string>):
   return [...omit].filter((name) => shown.has(name)).sort();
 }
 
-function shapeOf(registry: Registry, model: ResolvedModel, form: Form, omitted: readonly string[], revealSecrets: boolean): Shape {
+function shapeOf(registry: Registry, model: ResolvedModel, form: Form, omitted: readonly string[], revealSecrets: boolean, hoistFrom?: string): Shape {
   let shapes = byRegistry.get(registry);
   if (!shapes) byRegistry.set(registry, (shapes = new Map()));
-  const key = shapeKey(model, form, omitted, revealSecrets);
+  const key = shapeKey(model, form, omitted, revealSecrets, hoistFrom);
   let shape = shapes.get(key);
   if (!shape) {
     // Compiled once as a reader who may view everything, noting which types it asked about: the
     // compiler asks about every type it may link to, whatever the answer, so these are all of them.
     const consulted = new Set<ResolvedModel>();
-    const everything = new JsonCompiler(registry, { revealSecrets, revealShown: false, view: (m) => (consulted.add(m), true) }).object(model, 't', form, { nested: false, omit: new Set(omitted) });
+    const everything = compile(registry, model, form, omitted, { revealSecrets, revealShown: false, view: (m) => (consulted.add(m), true), hoistFrom });
     shape = { consulted: [...consulted].sort((a, b) => a.label.localeCompare(b.label)), compiled: new Map() };
     shape.compiled.set(variantKey(shape.consulted, () => true, false), everything);
     if (shapes.size >= MAX_SHAPES) shapes.clear();
@@ -69,13 +82,26 @@ export function consultedTypes(registry: Registry, model: ResolvedModel, form: F
  * the others' (the two compiled forms, chosen row by row).
  */
 export function representationOf(registry: Registry, model: ResolvedModel, form: Form, omit: ReadonlySet<string>, json: Pick<JsonOptions, 'revealSecrets' | 'access'>): Sql {
+  return compiledRepresentation(registry, model, form, omit, json).object;
+}
+
+/**
+ * As representationOf, for the rows of a list page held by the relation `page` (aliased "t" where the
+ * representation is read): nested foreign-key objects come from the returned relations (CTEs of the
+ * statement, joined after `FROM page AS "t"`), each built once per distinct row the page references.
+ */
+export function listRepresentationOf(registry: Registry, model: ResolvedModel, form: Form, omit: ReadonlySet<string>, json: Pick<JsonOptions, 'revealSecrets' | 'access'>, page: string): Compiled {
+  return compiledRepresentation(registry, model, form, omit, json, page);
+}
+
+function compiledRepresentation(registry: Registry, model: ResolvedModel, form: Form, omit: ReadonlySet<string>, json: Pick<JsonOptions, 'revealSecrets' | 'access'>, hoistFrom?: string): Compiled {
   const omitted = omittedOf(model, form, omit);
-  const shape = shapeOf(registry, model, form, omitted, json.revealSecrets);
-  const compiled = (revealShown: boolean): Sql => {
+  const shape = shapeOf(registry, model, form, omitted, json.revealSecrets, hoistFrom);
+  const compiled = (revealShown: boolean): Compiled => {
     const key = variantKey(shape.consulted, json.access.view, revealShown);
     let c = shape.compiled.get(key);
     if (!c) {
-      c = new JsonCompiler(registry, { revealSecrets: json.revealSecrets, revealShown, view: json.access.view }).object(model, 't', form, { nested: false, omit: new Set(omitted) });
+      c = compile(registry, model, form, omitted, { revealSecrets: json.revealSecrets, revealShown, view: json.access.view, hoistFrom });
       if (shape.compiled.size >= MAX_VARIANTS) shape.compiled.clear();
       shape.compiled.set(key, c);
     }
@@ -84,5 +110,8 @@ export function representationOf(registry: Registry, model: ResolvedModel, form:
   const guarded = model.fieldList.some((f) => f.def.shown_with && !omitted.includes(f.name)) && form === 'full';
   const reveal = guarded ? json.access.reveal(model) : false;
   if (typeof reveal === 'boolean') return compiled(reveal);
-  return sql`CASE WHEN ${reveal} THEN ${compiled(true)} ELSE ${compiled(false)} END`;
+  // A relation of either form holds the same rows under the same name: nested objects never show shown_with fields.
+  const shown = compiled(true);
+  const hidden = compiled(false);
+  return { object: sql`CASE WHEN ${reveal} THEN ${shown.object} ELSE ${hidden.object} END`, relations: new Map([...shown.relations, ...hidden.relations]) };
 }

@@ -1,4 +1,4 @@
-import { hasColumn, type ChildrenField, type ChoiceSet, type ComputedField, type CountField, type GenericField, type LinkField, type NetCountField, type RelatedField, type Registry, type ResolvedField, type ResolvedModel, type ReverseField } from '../definitions/registry-types';
+import { hasColumn, type ChildrenField, type ChoiceSet, type ComputedField, type CountField, type FkField, type GenericField, type LinkField, type NetCountField, type RelatedField, type Registry, type ResolvedField, type ResolvedModel, type ReverseField } from '../definitions/registry-types';
 import { netCountSql } from './net-count';
 import { and, column, ident, join, sql, SqlParam, type Sql } from '../sql/fragment';
 import { configContextJson } from '../domain/config-context/config-context-json';
@@ -31,7 +31,26 @@ export interface CompileOptions {
   revealShown: boolean;
   /** The rows of a type at the far end of a link the reader may view; the others are shown by id and URL only. */
   view: (model: ResolvedModel) => Rows;
+  /**
+   * A list's page of rows, by the name of the relation holding it (the list statement's "page"): the top-level
+   * row's nested foreign keys are then built once per distinct referenced row, in relations of their own
+   * (JsonCompiler.hoistedRelations), rather than once per row that references it.
+   */
+  hoistFrom?: string;
 }
+
+/**
+ * A relation of nested objects, one row ("id", "json") per distinct row a list page references, and the join
+ * that reads it after `FROM <page> AS "t"`. The statement keeps it a MATERIALIZED CTE, so that whatever join
+ * the planner picks, each object is built once.
+ */
+export interface HoistedRelation {
+  rows: Sql;
+  join: Sql;
+}
+
+/** The top-level row's alias, in every statement a representation is compiled for. */
+const TOP = 't';
 
 /** The hole URLs take the request's origin from: compiled representations are shared by every request. */
 export const ORIGIN = new SqlParam('origin');
@@ -129,6 +148,8 @@ function textOf(model: ResolvedModel, alias: string, name: string): Sql {
  */
 export class JsonCompiler {
   private aliases = 0;
+  /** Hoisted nested objects (CompileOptions.hoistFrom), by the name of their relation. */
+  private readonly hoisted = new Map<string, HoistedRelation>();
 
   constructor(
     private readonly registry: Registry,
@@ -160,6 +181,29 @@ export class JsonCompiler {
     if (depth > MAX_NESTING) return sql`NULL::json`;
     const o = this.alias();
     return sql`(SELECT ${this.object(model, o, 'brief', { nested: true, depth })} FROM ${ident(model.table)} AS ${ident(o)} WHERE ${column(o, 'id')} = ${idExpr})`;
+  }
+
+  /** The relations the hoisted nested objects are read from (CompileOptions.hoistFrom), by name. */
+  hoistedRelations(): ReadonlyMap<string, HoistedRelation> {
+    return new Map(this.hoisted);
+  }
+
+  /**
+   * A top-level foreign key's nested object, read from a relation built over the distinct values of the key
+   * in the page (a thousand devices name ten device types: ten objects built, not a thousand). An alias of
+   * the same key (device_role, primary_ip) reads the same relation.
+   */
+  private hoistedById(f: FkField, from: string, depth: number): Sql {
+    const h = `h_${f.column}`;
+    if (!this.hoisted.has(h)) {
+      const o = this.alias();
+      const built = this.object(f.target, o, 'brief', { nested: true, depth });
+      this.hoisted.set(h, {
+        rows: sql`SELECT ${column(o, 'id')} AS "id", ${built} AS "json" FROM ${ident(f.target.table)} AS ${ident(o)} WHERE ${column(o, 'id')} IN (SELECT ${column(TOP, f.column)} FROM ${ident(from)} AS ${ident(TOP)})`,
+        join: sql`LEFT JOIN ${ident(h)} ON ${column(h, 'id')} = ${column(TOP, f.column)}`,
+      });
+    }
+    return column(h, 'json');
   }
 
   url(model: ResolvedModel, alias: string): Sql {
@@ -245,6 +289,8 @@ export class JsonCompiler {
       case 'fk':
         // A plain foreign key is shown as the target's id (NetBox's PrimaryKeyRelatedField).
         if (f.def.plain) return column(alias, f.column);
+        // A relation's name is "h_" and the column: past PostgreSQL's 63 characters, the object is built per row.
+        if (this.opts.hoistFrom && alias === TOP && depth === 0 && f.column.length <= 61) return this.hoistedById(f, this.opts.hoistFrom, depth + 1);
         return this.nestedById(f.target, column(alias, f.column), depth + 1);
       case 'generic_fk':
         return this.genericObject(f, column(alias, f.typeColumn), column(alias, f.idColumn), depth + 1);
