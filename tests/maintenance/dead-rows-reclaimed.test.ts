@@ -15,8 +15,7 @@ const PER_REQUEST = 100;
 let t: TestApp;
 let autovacuum = false;
 beforeAll(async () => {
-  // As in statistics-after-seeding: the global uniqueness scan per address is not what is measured here.
-  t = await startTestApp({ maintenance: true, env: { ENFORCE_GLOBAL_UNIQUE: 'false' } });
+  t = await startTestApp({ maintenance: true });
   autovacuum = TEST_DATABASE_URL ? await autovacuumRuns(t.knex) : false;
 }, 120_000);
 afterAll(async () => {

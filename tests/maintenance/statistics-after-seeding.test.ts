@@ -12,9 +12,7 @@ const TRIGRAM_INDEX = 'ipam_ipaddress_dns_name_trgm';
 
 let t: TestApp;
 beforeAll(async () => {
-  // The global uniqueness check of IP addresses scans the table for each new address (a cost of its own, outside
-  // this test's subject): without it, seeding 10,000 through the API takes seconds rather than many minutes.
-  t = await startTestApp({ maintenance: true, env: { ENFORCE_GLOBAL_UNIQUE: 'false' } });
+  t = await startTestApp({ maintenance: true });
 }, 120_000);
 afterAll(async () => {
   await t.close();
