@@ -13,7 +13,7 @@ import { StartupError } from './engine/database/startup-error';
 import { startDispatcher } from './engine/events/start-dispatcher';
 import { anyUserExists, firstUserAdvice } from './engine/auth/first-user';
 import { openReplicas } from './engine/database/open-replicas';
-import { startMaintenance, warnIfAutovacuumOff } from './engine/maintenance/start-maintenance';
+import { autovacuumOffWarningFor, startMaintenance } from './engine/maintenance/start-maintenance';
 
 /** How long closing the database pool may take at exit (a frozen server would hold it forever). */
 const POOL_CLOSE_MS = 5000;
@@ -35,11 +35,14 @@ export async function serve(): Promise<void> {
     const { db, applied } = await openMigrated(config);
     if (applied.length) log(`applied migrations: ${applied.join(', ')}`);
     if (!(await anyUserExists(db.knex, registry))) log(firstUserAdvice(db.embedded));
-    // Once for the server, not once per worker.
-    await warnIfAutovacuumOff(db.knex, config, warn);
+    // Once for the server, not once per worker, and only once it serves: a server that cannot listen says that alone.
+    const autovacuumWarning = await autovacuumOffWarningFor(db.knex, config);
     await db.close();
     // A worker serves through the drain delay before its grace period starts: the primary waits for both.
-    superviseWorkers(workers, config.shutdownGraceMs + config.drainDelayMs, log, () => log(`Patchbay ${packageVersion()} serving ${address} on PostgreSQL with ${workers} workers`));
+    superviseWorkers(workers, config.shutdownGraceMs + config.drainDelayMs, log, () => {
+      log(`Patchbay ${packageVersion()} serving ${address} on PostgreSQL with ${workers} workers`);
+      if (autovacuumWarning) warn(autovacuumWarning);
+    });
     return;
   }
   let db;
@@ -54,7 +57,7 @@ export async function serve(): Promise<void> {
   // With DATABASE_REPLICA_URLS, safe reads go to the standbys; the dispatcher keeps the primary's own handle.
   const { knex, replicas } = openReplicas(db.knex, config, db.embedded);
   // Statistics and dead rows (docs/maintenance.md), on the primary's own handle like the dispatcher.
-  const maintenance = await startMaintenance({ db: db.knex, embedded: db.embedded, config, log: warn, warn: !cluster.isWorker });
+  const maintenance = await startMaintenance({ db: db.knex, embedded: db.embedded, config, log: warn, warn: false });
   const app = createApp({ registry, knex, config, version: packageVersion(), embedded: db.embedded, clock: systemClock, replicas, maintenance: maintenance ?? undefined });
   // Each request runs in its own scope, so that the queries of a request whose client left can be cancelled.
   const server = http.createServer((req, res) => inFlight.answerHealthCheck(req, res) || handleInRequestScope(req, res, () => app(req, res)));
@@ -74,7 +77,11 @@ export async function serve(): Promise<void> {
     if (cluster.isWorker && e instanceof StartupError) return reportStartupFailure(e);
     throw e;
   }
-  if (!cluster.isWorker) log(`Patchbay ${packageVersion()} serving ${address} on ${db.embedded ? `embedded PostgreSQL in ${config.dataDir}` : 'PostgreSQL'}`);
+  if (!cluster.isWorker) {
+    log(`Patchbay ${packageVersion()} serving ${address} on ${db.embedded ? `embedded PostgreSQL in ${config.dataDir}` : 'PostgreSQL'}`);
+    const autovacuumWarning = db.embedded ? null : await autovacuumOffWarningFor(db.knex, config);
+    if (autovacuumWarning) warn(autovacuumWarning);
+  }
   // Every server process dispatches the event outbox too, unless PATCHBAY_EVENTS_DISPATCH=false leaves it to `patchbay worker`.
   const dispatcher = config.eventsDispatch ? startDispatcher(db.knex, registry, config) : null;
   onStopSignal(async () => {

@@ -28,7 +28,7 @@ export async function startMaintenance(s: MaintenanceStart): Promise<Maintainer 
   return maintainer;
 }
 
-/** The warning alone, for a cluster's primary process, which serves nothing itself. */
-export async function warnIfAutovacuumOff(db: Db, config: Config, log: (line: string) => void): Promise<void> {
-  if (!(await autovacuumRuns(db))) log(autovacuumOffWarning(config.maintenance, config.maintenanceIntervalMs));
+/** The start-up warning when the server runs no autovacuum, else null: `serve` prints it once it listens. */
+export async function autovacuumOffWarningFor(db: Db, config: Config): Promise<string | null> {
+  return (await autovacuumRuns(db)) ? null : autovacuumOffWarning(config.maintenance, config.maintenanceIntervalMs);
 }
