@@ -1,15 +1,34 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 
 export type Json = Record<string, unknown>;
 export type OpenApi = Json & { paths: Record<string, Record<string, Json>>; components: Json & { schemas: Record<string, Json> } };
 
-/** The OpenAPI validator is an ES module; jest (CommonJS here) reaches it through a real dynamic import. */
-const importEsm = new Function('specifier', 'return import(specifier)') as (s: string) => Promise<unknown>;
+const ROOT = path.resolve(__dirname, '../..');
+const VALIDATE = `
+import { Validator } from '@seriousme/openapi-schema-validator';
+let text = '';
+for await (const chunk of process.stdin) text += chunk;
+const result = await new Validator().validate(JSON.parse(text));
+process.stdout.write(JSON.stringify({ valid: result.valid, errors: result.errors }));
+`;
 
+/**
+ * The OpenAPI validator is an ES module, run in a node process of its own. Reached from jest (CommonJS
+ * here) through a dynamic import, it failed at random with "Test environment has been torn down" when a
+ * jest worker had already run another file that imported it: the import came back to the earlier file's
+ * torn-down module loader.
+ */
 export async function validateOpenApi(doc: unknown): Promise<{ valid: boolean; errors?: unknown }> {
-  const mod = (await importEsm('@seriousme/openapi-schema-validator')) as { Validator: new () => { validate(d: unknown): Promise<{ valid: boolean; errors?: unknown }> } };
-  return new mod.Validator().validate(JSON.parse(JSON.stringify(doc)));
+  const out = await new Promise<string>((resolve, reject) => {
+    const child = execFile(process.execPath, ['--input-type=module', '-e', VALIDATE], { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) =>
+      err ? reject(new Error(`the OpenAPI validator failed: ${err.message}\n${stderr}`)) : resolve(stdout),
+    );
+    child.stdin!.end(JSON.stringify(doc));
+  });
+  return JSON.parse(out) as { valid: boolean; errors?: unknown };
 }
 
 /** Follows a local JSON pointer (`#/components/schemas/X`) in the document; undefined when it names nothing. */
