@@ -57,7 +57,7 @@ export async function serve(): Promise<void> {
   // With DATABASE_REPLICA_URLS, safe reads go to the standbys; the dispatcher keeps the primary's own handle.
   const { knex, replicas } = openReplicas(db.knex, config, db.embedded);
   // Statistics and dead rows (docs/maintenance.md), on the primary's own handle like the dispatcher.
-  const maintenance = await startMaintenance({ db: db.knex, embedded: db.embedded, config, log: warn, warn: false });
+  const maintenance = await startMaintenance({ db: db.knex, embedded: db.embedded, config, log: warn });
   const app = createApp({ registry, knex, config, version: packageVersion(), embedded: db.embedded, clock: systemClock, replicas, maintenance: maintenance ?? undefined });
   // Each request runs in its own scope, so that the queries of a request whose client left can be cancelled.
   const server = http.createServer((req, res) => inFlight.answerHealthCheck(req, res) || handleInRequestScope(req, res, () => app(req, res)));

@@ -10,8 +10,6 @@ export interface MaintenanceStart {
   embedded: boolean;
   config: Config;
   log: (line: string) => void;
-  /** Whether this process logs the autovacuum warning (one process of a cluster does). */
-  warn: boolean;
 }
 
 /**
@@ -20,9 +18,8 @@ export interface MaintenanceStart {
  * writes. Null with PATCHBAY_MAINTENANCE=off.
  */
 export async function startMaintenance(s: MaintenanceStart): Promise<Maintainer | null> {
-  const autovacuum = s.embedded ? false : await autovacuumRuns(s.db);
-  if (!s.embedded && !autovacuum && s.warn) s.log(autovacuumOffWarning(s.config.maintenance, s.config.maintenanceIntervalMs));
   if (!s.config.maintenance) return null;
+  const autovacuum = s.embedded ? false : await autovacuumRuns(s.db);
   const maintainer = new Maintainer({ db: s.db, rule: await readAutovacuumRule(s.db), vacuums: !autovacuum, intervalMs: s.config.maintenanceIntervalMs, log: s.log });
   maintainer.start();
   return maintainer;

@@ -1,10 +1,11 @@
 /**
  * `serve` warns once at start when the PostgreSQL server runs without autovacuum, naming the setting and
- * what Patchbay does instead (engine/maintenance/start-maintenance.ts, called by server.ts as here).
+ * what Patchbay does instead (engine/maintenance/start-maintenance.ts, called by server.ts as here: the
+ * warning for the server, maintenance for the process).
  */
 import { startTestApp, TEST_DATABASE_URL, type TestApp } from '../support/test-app';
 import { loadConfig } from '../../engine/config';
-import { startMaintenance } from '../../engine/maintenance/start-maintenance';
+import { autovacuumOffWarningFor, startMaintenance } from '../../engine/maintenance/start-maintenance';
 import { autovacuumRuns } from '../../engine/maintenance/autovacuum-setting';
 
 let t: TestApp;
@@ -18,7 +19,9 @@ afterAll(async () => {
 async function start(env: Record<string, string>): Promise<{ lines: string[]; started: boolean }> {
   const lines: string[] = [];
   const config = { ...t.config, ...pick(loadConfig({ ...process.env, ...env })) };
-  const m = await startMaintenance({ db: t.knex, embedded: t.db.embedded, config, log: (l) => lines.push(l), warn: true });
+  const warning = t.db.embedded ? null : await autovacuumOffWarningFor(t.knex, config);
+  if (warning) lines.push(warning);
+  const m = await startMaintenance({ db: t.knex, embedded: t.db.embedded, config, log: (l) => lines.push(l) });
   await m?.stop();
   return { lines, started: m !== null };
 }

@@ -114,7 +114,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
   };
   const token = await makeToken({ superuser: true, username: 'admin' });
   const clock = new TestClock();
-  const maintenance = opts.maintenance ? await startMaintenance({ db: db.knex, embedded: db.embedded, config, log: (line) => console.warn(line), warn: false }) : null;
+  const maintenance = opts.maintenance ? await startMaintenance({ db: db.knex, embedded: db.embedded, config, log: (line) => console.warn(line) }) : null;
   const servers: Server[] = [];
   // listen(0) without a host binds at once (as supertest's own per-request listen does), so the agent can
   // read the address straight away; the same dual-stack socket, so clients are seen as they were.
