@@ -15,6 +15,7 @@ import { targetRepresentations, TARGET_ORIGIN } from './target-reads';
 import { sourceApi, type SourceApi, type SourceObject } from './source-api';
 import { sourceCatalog, type Unsupported } from './source-catalog';
 import { deleteGone } from './delete-gone';
+import { traceDifferences } from './trace-check';
 import type { Progress } from './progress';
 
 /**
@@ -328,6 +329,7 @@ export async function runImport(base: ApiContext, opts: ImportOptions): Promise<
         const t = target.get(o.id);
         report.differences.push(...differences(step.model.label, withoutOrigins(o, origins) as SourceObject, t && (withoutOrigins(t, origins) as Record<string, unknown>)));
       }
+      report.differences.push(...(await traceDifferences(ctx, api, step.model, source, refused, origins)));
       opts.progress.advance(key, source.length);
       opts.progress.finish(key);
     }

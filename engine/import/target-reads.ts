@@ -15,12 +15,14 @@ const PAGE = 1000;
  */
 export async function targetRepresentations(ctx: CallContext, model: ResolvedModel, ids?: ReadonlySet<number>): Promise<Map<number, Representation>> {
   const out = new Map<number, Representation>();
-  for (let offset = 0; ; offset += PAGE) {
+  // The page may come back shorter than asked (MAX_PAGE_SIZE): the next one starts where this one ended.
+  for (let offset = 0; ; ) {
     const query = new URLSearchParams({ limit: String(PAGE), offset: String(offset), ordering: 'id' });
     const url = `${TARGET_ORIGIN}/api/${model.app}/${model.path}/?${query}`;
     const body = JSON.parse(await listObjects({ ...ctx, query }, model, url, [])) as { count: number; results: Representation[] };
     for (const r of body.results) if (!ids || ids.has(r.id)) out.set(r.id, r);
-    if (offset + PAGE >= body.count || !body.results.length) break;
+    offset += body.results.length;
+    if (offset >= body.count || !body.results.length) break;
   }
   return out;
 }
