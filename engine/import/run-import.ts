@@ -54,6 +54,8 @@ export interface ImportReport {
   sync: boolean;
   started: string;
   seconds: number;
+  /** Where the time went: waiting for the source's pages, writing, the second pass, deleting, verifying. */
+  phases: Record<'waiting_for_source' | 'writing' | 'second_pass' | 'deleting' | 'verifying', number>;
   /** Objects read from the source. */
   objects: number;
   objects_per_second: number;
@@ -152,6 +154,7 @@ export async function runImport(base: ApiContext, opts: ImportOptions): Promise<
     sync: opts.sync,
     started: new Date(started).toISOString(),
     seconds: 0,
+    phases: { waiting_for_source: 0, writing: 0, second_pass: 0, deleting: 0, verifying: 0 },
     objects: 0,
     objects_per_second: 0,
     types: {},
@@ -192,9 +195,17 @@ export async function runImport(base: ApiContext, opts: ImportOptions): Promise<
   // The target's own accounts (the superuser and token made to run it) meet the source's (target-users.ts).
   const accounts = new Set([registry.roles.get('user'), registry.roles.get('token')].filter((m): m is ResolvedModel => !!m));
 
+  let clock = Date.now();
+  const lap = (phase: keyof ImportReport['phases']) => {
+    const now = Date.now();
+    report.phases[phase] = Math.round((report.phases[phase] + (now - clock) / 1000) * 10) / 10;
+    clock = now;
+  };
   for (const step of steps) {
     const { model } = step;
+    lap('writing');
     const objects = await fetched.get(model)!;
+    lap('waiting_for_source');
     sources.set(model, objects);
     report.objects += objects.length;
     const counts: TypeCounts = { source: objects.length, target: 0, created: 0, updated: 0, deleted: 0, unchanged: 0, refused: 0 };
@@ -236,7 +247,7 @@ export async function runImport(base: ApiContext, opts: ImportOptions): Promise<
         refuse({ id: o.id, reason: hidden });
         continue;
       }
-      const converted = importBody(model, o, step.deferred, imported, cyclic.has(o.id), step.selfFields);
+      const converted = importBody(model, o, !exists.has(o.id), step.deferred, imported, cyclic.has(o.id), step.selfFields);
       for (const k of converted.unknownKeys) unknown.set(`${model.label}\u0000${k}`, (unknown.get(`${model.label}\u0000${k}`) ?? 0) + 1);
       const body = converted.body;
       if (pw && !exists.has(o.id)) {
@@ -274,6 +285,7 @@ export async function runImport(base: ApiContext, opts: ImportOptions): Promise<
     if (stillToSet.length) later.set(model, stillToSet);
   }
 
+  lap('writing');
   if (!opts.dryRun) {
     // The second pass, in the same order: relations whose other end now exists.
     for (const step of steps) {
@@ -292,6 +304,7 @@ export async function runImport(base: ApiContext, opts: ImportOptions): Promise<
       }
       opts.progress.finish(key);
     }
+    lap('second_pass');
     if (opts.sync) {
       for (const step of [...steps].reverse()) {
         const outcome = await deleteGone(ctx, step.model, new Set(sources.get(step.model)!.map((o) => o.id)));
@@ -300,6 +313,7 @@ export async function runImport(base: ApiContext, opts: ImportOptions): Promise<
       }
     }
     await advanceSequences(ctx, models);
+    lap('deleting');
   } else if (opts.sync) {
     for (const step of steps) {
       const keep = new Set(sources.get(step.model)!.map((o) => o.id));
@@ -334,6 +348,7 @@ export async function runImport(base: ApiContext, opts: ImportOptions): Promise<
       opts.progress.finish(key);
     }
   }
+  lap('verifying');
   opts.progress.stop();
   report.seconds = Math.round((Date.now() - started) / 100) / 10;
   report.objects_per_second = Math.round(report.objects / Math.max(report.seconds, 0.1));

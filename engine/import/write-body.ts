@@ -67,7 +67,7 @@ function genericDeferred(field: ResolvedField, deferredTypes: ReadonlySet<string
   return deferredTypes === 'all' || deferredTypes.has(String(o[field.typeColumn]));
 }
 
-export function importBody(model: ResolvedModel, o: SourceObject, deferred: ReadonlyMap<string, ReadonlySet<string> | 'all'>, imported: ReadonlySet<ResolvedModel>, selfLater: boolean, selfFields: readonly ResolvedField[]): ImportBody {
+export function importBody(model: ResolvedModel, o: SourceObject, creating: boolean, deferred: ReadonlyMap<string, ReadonlySet<string> | 'all'>, imported: ReadonlySet<ResolvedModel>, selfLater: boolean, selfFields: readonly ResolvedField[]): ImportBody {
   const body: Record<string, unknown> = {};
   const later: Record<string, unknown> = {};
   const known = knownKeys(model);
@@ -81,8 +81,7 @@ export function importBody(model: ResolvedModel, o: SourceObject, deferred: Read
       const pair = { [f.typeColumn]: o[f.typeColumn] ?? null, [f.idColumn]: o[f.idColumn] ?? null };
       const waits = (wait !== undefined && genericDeferred(f, wait, o)) || (selfLater && selfFields.includes(f) && o[f.typeColumn] === model.label);
       if (waits) {
-        Object.assign(later, pair);
-        if (f.nullable) Object.assign(body, { [f.typeColumn]: null, [f.idColumn]: null });
+        if (pair[f.typeColumn] !== null || !creating) Object.assign(later, pair);
       } else Object.assign(body, pair);
       continue;
     }
@@ -102,10 +101,11 @@ export function importBody(model: ResolvedModel, o: SourceObject, deferred: Read
       continue;
     }
     if (wait === 'all' || (selfLater && selfFields.includes(f))) {
+      // Left out of the first pass (a new object starts without it; a changed one keeps its old value until
+      // the second pass sets the source's, empty included). Left out, not written empty: a relation with
+      // validators written at all makes the write one object at a time.
       const empty = v === null || (Array.isArray(v) && !v.length);
-      if (!empty) later[f.name] = v;
-      // A relation set later is written empty now, so a changed object loses the value it had until then.
-      body[f.name] = Array.isArray(v) ? [] : null;
+      if (!empty || !creating) later[f.name] = v;
       continue;
     }
     body[f.name] = v;

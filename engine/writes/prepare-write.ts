@@ -48,6 +48,20 @@ export interface WriteOptions {
   config?: Config;
   /** Passwords the bodies set, hashed before the transaction opened (passwords-ahead.ts). */
   passwordHashes?: PasswordHashes;
+  /**
+   * Rows this transaction has found and locked FOR KEY SHARE already, as missingIds would (a bulk writer
+   * checks a whole chunk's references in one statement per type): not looked up again one by one.
+   */
+  locked?: LockedRows;
+}
+
+/** Rows a transaction has locked FOR KEY SHARE, by type. */
+export type LockedRows = ReadonlyMap<ResolvedModel, ReadonlySet<number>>;
+
+/** missingIds, skipping the rows the transaction has locked already. */
+async function missingUnlessLocked(db: Db, target: ResolvedModel, ids: number[], locked: LockedRows | undefined): Promise<number[]> {
+  const held = locked?.get(target);
+  return missingIds(db, target, held ? ids.filter((id) => !held.has(id)) : ids);
 }
 
 /** An uploaded image as stored: its name under the media folder and its size in pixels. */
@@ -139,7 +153,7 @@ export async function prepareWrite(
   for (const field of model.fieldList) {
     if (field.readOnly) continue;
     if (field.kind === 'generic_fk') {
-      await prepareGeneric(db, registry, model, field, body, mode, columns, errors, opts.id);
+      await prepareGeneric(db, registry, model, field, body, mode, columns, errors, opts.id, opts.locked);
       continue;
     }
     if (field.kind === 'custom_fields') {
@@ -195,7 +209,7 @@ export async function prepareWrite(
         continue;
       }
       // Locks the rows found until the commit, as for ids; one deleted in between is gone from this write too.
-      const missing = await missingIds(db, field.target, found.ids);
+      const missing = await missingUnlessLocked(db, field.target, found.ids, opts.locked);
       for (const id of missing) addError(errors, field.name, `Invalid pk "${id}" - object does not exist.`);
       links.set(field.joinTable, [...new Set(found.ids)]);
       continue;
@@ -207,7 +221,7 @@ export async function prepareWrite(
         if (found.ok) ids.push(found.id);
         else addError(errors, field.name, found.message);
       }
-      const missing = await missingIds(db, field.target, ids);
+      const missing = await missingUnlessLocked(db, field.target, ids, opts.locked);
       for (const id of missing) addError(errors, field.name, `Invalid pk "${id}" - object does not exist.`);
       if (field.kind === 'tags' && !missing.length) {
         for (const name of await tagsRestrictedElsewhere(db, field.target, model, ids)) addError(errors, field.name, `Tag ${name} cannot be assigned to ${model.name} objects.`);
@@ -401,6 +415,7 @@ async function prepareGeneric(
   columns: Record<string, unknown>,
   errors: FieldErrors,
   objectId: number | undefined,
+  locked: LockedRows | undefined,
 ): Promise<void> {
   const typeKey = field.typeColumn;
   const idKey = field.idColumn;
@@ -436,7 +451,7 @@ async function prepareGeneric(
     addError(errors, typeKey, `Invalid content type: ${String(type)}`);
     return;
   }
-  const missing = await missingIds(db, target, [Number(id)]);
+  const missing = await missingUnlessLocked(db, target, [Number(id)], locked);
   if (missing.length) {
     addError(errors, idKey, `Invalid pk "${String(id)}" - object does not exist.`);
     return;

@@ -25,11 +25,12 @@ function jsonColumns(model: ResolvedModel): ReadonlySet<string> {
 
 /**
  * Whether these prepared columns can travel in the JSON document unchanged in meaning. A JSON column
- * holding the JSON value null would arrive as SQL NULL there; such a row is written on its own.
+ * holding the JSON value null would arrive as SQL NULL there; such a row is written on its own. SQL NULL
+ * itself (an empty local_context_data) travels as it is.
  */
 export function fitsRowSet(model: ResolvedModel, columns: Columns): boolean {
   const json = jsonColumns(model);
-  return Object.entries(columns).every(([c, v]) => !json.has(c) || (typeof v === 'string' && v !== 'null'));
+  return Object.entries(columns).every(([c, v]) => !json.has(c) || v === null || (typeof v === 'string' && v !== 'null'));
 }
 
 /** The row as the JSON document carries it: JSON columns as their document, not its text. */
