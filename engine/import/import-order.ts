@@ -94,6 +94,18 @@ export function importOrder(registry: Registry, models: readonly ResolvedModel[]
     placed.add(m);
     remaining.delete(m);
   }
+  // A relation with validators judges the object it names as it stands (a virtual machine's primary
+  // address must be assigned to one of its interfaces). If that object is completed in the second pass
+  // (the address's assignment to an interface written later), the relation waits for the second pass too.
+  const byModel = new Map(steps.map((s) => [s.model, s]));
+  for (const s of steps) {
+    for (const f of s.model.fieldList) {
+      if (f.kind !== 'fk' || f.readOnly || !f.def.validators?.length || s.deferred.has(f.name) || f.target === s.model) continue;
+      if (f.required && !f.nullable) continue;
+      const target = byModel.get(f.target);
+      if (target?.deferred.size) s.deferred.set(f.name, 'all');
+    }
+  }
   return steps;
 }
 

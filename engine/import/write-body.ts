@@ -47,6 +47,8 @@ function knownKeys(model: ResolvedModel): Set<string> {
 
 /** The value a field is written with, from its representation. */
 export function writtenValue(field: ResolvedField, v: unknown): unknown {
+  // NetBox shows a blank choice as null; written back, it is the blank it stands for.
+  if (v === null && field.kind === 'choice' && !field.nullable && !field.array) return '';
   if (v === null || v === undefined) return v;
   switch (field.kind) {
     case 'fk':
