@@ -9,6 +9,7 @@ import { keepJitOffForDatabase } from '../database/transaction-mode-settings';
 import { serve } from '../../server';
 import { startDispatcher } from '../events/start-dispatcher';
 import { onStopSignal } from './stop-signals';
+import { importCommand, IMPORT_USAGE } from './import-command';
 
 const USAGE = `usage: patchbay <command>
 
@@ -21,7 +22,8 @@ const USAGE = `usage: patchbay <command>
                                 and prefixes from before unique IP space was enforced); exits 1 if any
   worker                        dispatch the event outbox (webhooks) until stopped; needs DATABASE_URL
   createsuperuser --username U --password P [--token KEY]
-                                create a superuser and an API token; prints the token key`;
+                                create a superuser and an API token; prints the token key
+  ${IMPORT_USAGE}`;
 
 function flag(args: string[], name: string): string | undefined {
   const i = args.indexOf(name);
@@ -84,6 +86,8 @@ export async function main(argv: string[]): Promise<number> {
         await db.close();
       }
     }
+    case 'import':
+      return importCommand(config, args);
     case 'makemigrations':
       return makeMigrations(config, args.includes('--check'));
     case 'generate': {

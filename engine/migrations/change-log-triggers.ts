@@ -26,11 +26,18 @@ const snapshotCompile: CompileOptions = { revealSecrets: false, revealShown: fal
  * tag deleted) gets an update row.
  */
 
-/** The shared function reading the request's context; a transaction without one is given a request id. */
+/**
+ * The shared function reading the request's context; a transaction without one is given a request id.
+ * Every log and event statement joins it, so a transaction that sets patchbay.importing (engine/import:
+ * another system's objects and history brought over) gets no row from it and logs and raises nothing.
+ */
 const CONTEXT: RoutineSpec = {
   create: [
-    `CREATE FUNCTION patchbay_change_context(OUT user_id bigint, OUT user_name text, OUT request_id text) LANGUAGE plpgsql AS $$
+    `CREATE FUNCTION patchbay_change_context(OUT user_id bigint, OUT user_name text, OUT request_id text) RETURNS SETOF record ROWS 1 LANGUAGE plpgsql AS $$
 BEGIN
+  IF current_setting('patchbay.importing', true) = 'on' THEN
+    RETURN;
+  END IF;
   user_id := nullif(current_setting('patchbay.user_id', true), '')::bigint;
   user_name := coalesce(current_setting('patchbay.user_name', true), '');
   request_id := nullif(current_setting('patchbay.request_id', true), '');
@@ -38,6 +45,7 @@ BEGIN
     request_id := gen_random_uuid()::text;
     PERFORM set_config('patchbay.request_id', request_id, true);
   END IF;
+  RETURN NEXT;
 END
 $$`,
   ],

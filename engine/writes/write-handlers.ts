@@ -42,7 +42,7 @@ function inRequestTransaction(ctx: CallContext): boolean {
 }
 
 /** Writes one prepared object; a constraint the database refuses becomes that element's field errors. */
-async function writeOne(ctx: CallContext, trx: Trx, model: ResolvedModel, write: PreparedWrite, id: number | undefined, many: boolean): Promise<number | FieldErrors> {
+export async function writeOne(ctx: CallContext, trx: Trx, model: ResolvedModel, write: PreparedWrite, id: number | undefined, many: boolean): Promise<number | FieldErrors> {
   // In a bulk request a failed element is undone to its savepoint so the others can still be checked
   // and every error reported; a single write just fails, and its transaction with it.
   const savepoint = async (sql: string) => {
@@ -81,7 +81,7 @@ async function writeOne(ctx: CallContext, trx: Trx, model: ResolvedModel, write:
  * A set-based write the database refused (a uniqueness or reference constraint, on some row of many):
  * the transaction is run again writing one element at a time, so each element's errors can be told.
  */
-class RowSetRefused extends Error {
+export class RowSetRefused extends Error {
   constructor() {
     super('a set-based write was refused; writing one element at a time');
     this.name = 'RowSetRefused';
@@ -89,7 +89,7 @@ class RowSetRefused extends Error {
 }
 
 /** Whether prepared elements can be written set-based: one statement per group of elements setting the same columns, two per join table. */
-function fitsSetWrite(model: ResolvedModel, writes: readonly PreparedWrite[], creating: boolean): boolean {
+export function fitsSetWrite(model: ResolvedModel, writes: readonly PreparedWrite[], creating: boolean): boolean {
   return modelWritesPlainly(model) && writes.every((w) => writesRowAndLinks(model, w, creating));
 }
 
@@ -109,7 +109,7 @@ function byColumnSet<T extends { write: PreparedWrite }>(items: readonly T[]): M
  * Writes every element with one statement per column set, then judges the definition's checks on all
  * of them in one statement. A refusal by the database aborts the transaction (RowSetRefused).
  */
-async function writeSet(trx: Trx, model: ResolvedModel, writes: readonly PreparedWrite[], ids: ReadonlyArray<number | undefined>, settings: RuleSettings): Promise<number[]> {
+export async function writeSet(trx: Trx, model: ResolvedModel, writes: readonly PreparedWrite[], ids: ReadonlyArray<number | undefined>, settings: RuleSettings): Promise<number[]> {
   const out: number[] = new Array<number>(writes.length);
   const items = writes.map((write, i) => ({ write, i, id: ids[i] }));
   try {

@@ -128,25 +128,30 @@ export const traceAction: DetailAction = {
   async handle(ctx, req, res, { model, id }) {
     getOnly(req.method);
     await requireVisible(ctx, model, id);
-    const p = paths(ctx.registry);
-    const e = p.ends;
-    const [row] = await runRows<{ path: PathNode[][] }>(ctx.knex, sql`SELECT "s".${ident(p.store.path)} AS "path" FROM ${ident(e.model.table)} AS "e"
-      JOIN ${ident(p.store.model.table)} AS "s" ON "s"."id" = "e".${ident(e.path.column)}
-      WHERE "e".${ident(e.end)} = 'origin' AND "e".${ident(e.node.typeColumn)} = ${model.label}::text AND "e".${ident(e.node.idColumn)} = ${id}::bigint`);
-    const hops: PathNode[][] = [...(row?.path ?? [])];
-    // As PathEndpoint.trace(): a path ending at a pass-through port gets empty cable and far end; one ending at a site or provider network an empty cable before it.
-    if (hops.length % 3 === 1) hops.push([], []);
-    else if (hops.length % 3 === 2) hops.splice(hops.length - 1, 0, []);
-    const objects = await nodeObjects(ctx, p, [hops]);
-    const out: unknown[] = [];
-    for (let i = 0; i < hops.length; i += 3) {
-      if (!hops[i]!.length) break;
-      out.push([hopObjects(objects, hops[i]!), hops[i + 1]!.length ? (hopObjects(objects, hops[i + 1]!)[0] ?? []) : [], hopObjects(objects, hops[i + 2]!)]);
-    }
-    sendJson(req, res, 200, out);
+    sendJson(req, res, 200, await tracedPath(ctx, model, id));
   },
   doc: (model, { operationId }) => docOf(model, operationId, 'Trace the cable path', 'Each segment of the stored path as [near ends, cable, far ends].'),
 };
+
+/** An endpoint's /trace/ answer: each segment of its stored path as [near ends, cable, far ends] (also what an import checks against its source's). */
+export async function tracedPath(ctx: CallContext, model: ResolvedModel, id: number): Promise<unknown[]> {
+  const p = paths(ctx.registry);
+  const e = p.ends;
+  const [row] = await runRows<{ path: PathNode[][] }>(ctx.knex, sql`SELECT "s".${ident(p.store.path)} AS "path" FROM ${ident(e.model.table)} AS "e"
+    JOIN ${ident(p.store.model.table)} AS "s" ON "s"."id" = "e".${ident(e.path.column)}
+    WHERE "e".${ident(e.end)} = 'origin' AND "e".${ident(e.node.typeColumn)} = ${model.label}::text AND "e".${ident(e.node.idColumn)} = ${id}::bigint`);
+  const hops: PathNode[][] = [...(row?.path ?? [])];
+  // As PathEndpoint.trace(): a path ending at a pass-through port gets empty cable and far end; one ending at a site or provider network an empty cable before it.
+  if (hops.length % 3 === 1) hops.push([], []);
+  else if (hops.length % 3 === 2) hops.splice(hops.length - 1, 0, []);
+  const objects = await nodeObjects(ctx, p, [hops]);
+  const out: unknown[] = [];
+  for (let i = 0; i < hops.length; i += 3) {
+    if (!hops[i]!.length) break;
+    out.push([hopObjects(objects, hops[i]!), hops[i + 1]!.length ? (hopObjects(objects, hops[i + 1]!)[0] ?? []) : [], hopObjects(objects, hops[i + 2]!)]);
+  }
+  return out;
+}
 
 /** GET <pass-through port>/{id}/paths/: every stored path through the object, as NetBox's CablePathSerializer. */
 export const pathsAction: DetailAction = {
