@@ -7,7 +7,10 @@ bulk update and bulk delete, check every value, then tear it down.
 
 E2E_MAX_PAGE_SIZE tells the script the server's MAX_PAGE_SIZE (run.sh starts
 the server with 50) so the paging checks know how a `limit=0` list is cut.
-E2E_KEEP=1 leaves the data in place instead of deleting it at the end.
+E2E_KEEP=1 leaves the data in place instead of deleting it at the end; the
+next run first removes what such a run left (by this script's names), so it
+runs again on a database holding it (a kept one, or one imported from a server
+the script ran on: tests/import/e2e-on-imported-target.sh).
 
 Every mismatch is printed as `FAIL: ...`; the script goes on checking what
 does not depend on the failed step and exits 1 if anything failed. A request
@@ -89,7 +92,47 @@ def raw_get(path, **params):
     return r.json()
 
 
+def delete_all(endpoint, **filters):
+    """Deletes every object the filter finds, one by one (used by clean(): nothing to check there)."""
+    for obj in list(endpoint.filter(**filters)):
+        obj.delete()
+
+
+def clean():
+    """Removes what an earlier run with E2E_KEEP=1 left, by this script's names, children before parents."""
+    for label in ("PY-C1", "PY-TRANSIT"):
+        delete_all(nb.dcim.cables, label=label)
+    for name in ("py-leaf1", "py-leaf2"):
+        delete_all(nb.dcim.devices, name=name)  # with their interfaces and addresses
+    delete_all(nb.virtualization.virtual_machines, name="py-vm1")
+    delete_all(nb.virtualization.clusters, name="PY Cluster 1")
+    delete_all(nb.virtualization.cluster_types, slug="py-vmware-vsphere")
+    delete_all(nb.circuits.circuits, cid="PY-CID-0001")  # with its terminations
+    delete_all(nb.circuits.circuit_types, slug="py-internet-transit")
+    delete_all(nb.circuits.providers, slug="py-transit-co")
+    # (a filter naming a missing object by slug answers 400, as in NetBox: by id, once found)
+    for slug in ("py-fabric-vlans", "py-lab-vlans"):
+        for group in list(nb.ipam.vlan_groups.filter(slug=slug)):
+            delete_all(nb.ipam.vlans, group_id=group.id)
+            group.delete()
+    delete_all(nb.ipam.vlans, name="py-ams2-only")
+    delete_all(nb.ipam.ip_addresses, parent="10.99.0.0/16")
+    delete_all(nb.ipam.prefixes, within_include="10.99.0.0/16")
+    delete_all(nb.dcim.racks, name="PY R01")
+    for slug in ("py-ams1", "py-ams2"):
+        delete_all(nb.dcim.sites, slug=slug)
+    delete_all(nb.dcim.platforms, slug="py-junos")
+    delete_all(nb.dcim.device_roles, slug="py-leaf")
+    delete_all(nb.dcim.device_types, slug="py-qfx5120-48y")
+    delete_all(nb.dcim.manufacturers, slug="py-juniper")
+    for slug in ("py-ams-metro", "py-europe"):
+        delete_all(nb.dcim.regions, slug=slug)
+
+
 def main():
+    step("what an earlier run with E2E_KEEP=1 left, removed")
+    clean()
+
     # ------------------------------------------------------------------ basics
     step("API root and version")
     eq(nb.version, "3.7", "API-Version header (nb.version)")
@@ -195,14 +238,18 @@ def main():
         eq(d.serial, serial, "%s serial" % name)
         eq(d.primary_ip4, None, "%s primary_ip4 before assignment" % name)
     eq(nb.dcim.devices.get(leaf1.id).local_context_data, {"ntp": ["192.0.2.1"]}, "py-leaf1 local_context_data")
-    eq(nb.dcim.devices.get(leaf1.id).config_context, {"ntp": ["192.0.2.1"]}, "py-leaf1 config_context (local data merged)")
+    # py-leaf2 has no local data and the same site, role, platform and type: what contexts the database holds
+    # (none when fresh; a global one imported with it) apply to both, and py-leaf1's local data goes over them
+    contexts = nb.dcim.devices.get(leaf2.id).config_context
+    eq(nb.dcim.devices.get(leaf1.id).config_context, {**contexts, "ntp": ["192.0.2.1"]}, "py-leaf1 config_context (local data merged)")
     eq(sorted(d.name for d in nb.dcim.devices.filter(site="py-ams1")), ["py-leaf1", "py-leaf2"], "devices filter site=<slug>")
     eq(sorted(d.name for d in nb.dcim.devices.filter(site_id=site.id)), ["py-leaf1", "py-leaf2"], "devices filter site_id")
     eq(sorted(d.name for d in nb.dcim.devices.filter(region_id=europe.id)), ["py-leaf1", "py-leaf2"], "devices filter region_id=<parent region>")
     eq([d.name for d in nb.dcim.devices.filter(site_id=site2.id)], [], "devices filter site_id=<empty site>")
     eq(sorted(d.name for d in nb.dcim.devices.filter(rack_id=rack.id, status="planned")), ["py-leaf2"], "devices filter rack_id + status")
     eq(sorted(d.name for d in nb.dcim.devices.filter(role="py-leaf")), ["py-leaf1", "py-leaf2"], "devices filter role=<slug>")
-    eq(sorted(d.name for d in nb.dcim.devices.filter(name__ic="LEAF1")), ["py-leaf1"], "devices filter name__ic")
+    # scoped to the site, as the filters below: a database holding other data may have other *leaf1 devices
+    eq(sorted(d.name for d in nb.dcim.devices.filter(site_id=site.id, name__ic="LEAF1")), ["py-leaf1"], "devices filter name__ic")
     eq(nb.dcim.devices.get(name="py-leaf2").id, leaf2.id, "devices get(name=...)")
     eq(nb.dcim.devices.count(site_id=site.id), 2, "devices count(site_id)")
     eq(getattr(nb.dcim.racks.get(rack.id), "device_count", MISSING), 2, "rack device_count")
@@ -505,12 +552,13 @@ def main():
     eq(sorted(c.id for c in nb.dcim.cables.filter(interface_id=l2x0.id)), [cable.id], "cables filter interface_id")
     eq(sorted(c.id for c in nb.dcim.cables.filter(circuittermination_id=term.id)), [cable2.id], "cables filter circuittermination_id")
     eq(sorted(c.id for c in nb.dcim.cables.filter(label="PY-TRANSIT")), [cable2.id], "cables filter label")
-    eq(sorted(c.id for c in nb.dcim.cables.filter(type="smf")), [cable2.id], "cables filter type")
+    # py-leaf2 has a cable of another type to leave out; other smf cables the database holds are not this script's
+    eq(sorted(c.id for c in nb.dcim.cables.filter(device_id=leaf2.id, type="smf")), [cable2.id], "cables filter type")
     # the lookup the Ansible collection makes to find an existing cable
     eq([c.id for c in nb.dcim.cables.filter(termination_a_type="dcim.interface", termination_a_id=l1x0.id,
                                              termination_b_type="dcim.interface", termination_b_id=l2x0.id)], [cable.id],
        "cables filter termination_a_type/_id + termination_b_type/_id")
-    eq([c.id for c in nb.dcim.cables.filter(termination_b_type="circuits.circuittermination")], [cable2.id],
+    eq([c.id for c in nb.dcim.cables.filter(device_id=leaf2.id, termination_b_type="circuits.circuittermination")], [cable2.id],
        "cables filter termination_b_type")
     eq(sorted(x.name for x in nb.dcim.interfaces.filter(device_id=leaf2.id, cabled=True)), ["xe-0/0/0", "xe-0/0/1"],
        "interfaces filter cabled=True on py-leaf2")

@@ -8,7 +8,8 @@ traced with trace().
 
     NETBOX_URL=http://localhost:8000 NETBOX_TOKEN=<40 hex> /usr/bin/python3 tests/e2e/dcim.py
 
-Every mismatch is printed as `FAIL: ...` and the script exits 1 if anything failed.
+Every mismatch is printed as `FAIL: ...` and the script exits 1 if anything failed. Its names carry a
+random tag, so it runs on a database holding what an earlier run left; E2E_KEEP=1 leaves what it made in place.
 """
 import os
 import sys
@@ -100,13 +101,14 @@ if len(hops) == 6:
 check(nb.dcim.interfaces.get(eth0.id).connected_endpoints is None, "eth0 has no connected endpoint: its path is incomplete")
 
 # Tear down: cables, modules, devices (their components go with them), types.
-cable.delete()
-module.delete()
-for d in [sw, panel] + list(more):
-    d.delete()
-check(nb.dcim.interfaces.get(eth0.id) is None, "deleting a device deletes its components")
-for o in (mt, sw_type, pp_type, mf, role, site):
-    o.delete()
+if os.environ.get("E2E_KEEP") != "1":
+    cable.delete()
+    module.delete()
+    for d in [sw, panel] + list(more):
+        d.delete()
+    check(nb.dcim.interfaces.get(eth0.id) is None, "deleting a device deletes its components")
+    for o in (mt, sw_type, pp_type, mf, role, site):
+        o.delete()
 
 if failures:
     print("%d failure(s)" % len(failures))

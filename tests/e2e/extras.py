@@ -9,7 +9,9 @@ preferences.
     NETBOX_URL=http://localhost:8000 NETBOX_TOKEN=<40 hex> /usr/bin/python3 tests/e2e/extras.py
 
 Every mismatch is printed as `FAIL: ...` and the script exits 1 if anything
-failed; it removes what it made at the end.
+failed; it removes what it made at the end (E2E_KEEP=1 leaves it in place), and
+what an earlier run with E2E_KEEP=1 left at the start, so it can run again (on a
+kept database, or one imported from a server it ran on).
 """
 import os
 import struct
@@ -38,6 +40,28 @@ nb = pynetbox.api(URL, token=TOKEN)
 http = requests.Session()
 http.headers.update({"Authorization": f"Token {TOKEN}", "Accept": "application/json"})
 made = []
+KEEP = os.environ.get("E2E_KEEP") == "1"
+
+
+def clean():
+    """Removes what an earlier run with E2E_KEEP=1 left, by this script's names, children before parents."""
+    sites = [s for slug in ("e2e-extras-a", "e2e-extras-b") for s in nb.dcim.sites.filter(slug=slug)]
+    for site in sites:
+        for bookmark in nb.extras.bookmarks.filter(object_type="dcim.site", object_id=site.id):
+            bookmark.delete()
+        for att in nb.extras.image_attachments.filter(content_type="dcim.site", object_id=site.id):
+            att.delete()
+    for ep, filters in ((nb.dcim.devices, {"name": "e2e-extras-1"}), (nb.dcim.sites, {"slug": "e2e-extras-a"}), (nb.dcim.sites, {"slug": "e2e-extras-b"}),
+                        (nb.dcim.device_roles, {"slug": "e2e-extras-role"}), (nb.dcim.device_types, {"slug": "e2e-extras-box"}),
+                        (nb.dcim.manufacturers, {"slug": "e2e-extras-maker"}), (nb.extras.config_contexts, {"name": "E2E syslog"}),
+                        (nb.extras.config_templates, {"name": "E2E config"}), (nb.extras.export_templates, {"name": "e2e-csv"}),
+                        (nb.extras.saved_filters, {"slug": "e2e-planned"}), (nb.extras.custom_fields, {"name": "e2e_colour"}),
+                        (nb.extras.custom_field_choice_sets, {"name": "E2E colours"})):
+        for obj in list(ep.filter(**filters)):
+            obj.delete()
+
+
+clean()
 
 
 def png(width, height):
@@ -142,7 +166,7 @@ check(prefs.get("e2e") == {"a": 1, "b": 2}, f"users/config merges, got {prefs}")
 plugins = list(nb.plugins.installed_plugins())  # pynetbox 7.0 yields the list's elements
 check(plugins == [], f"no plugins installed, got {plugins}")
 
-for obj in reversed(made):
+for obj in [] if KEEP else reversed(made):
     try:
         obj.delete()
     except pynetbox.RequestError as e:

@@ -8,7 +8,8 @@ with them (ASNs, services, route targets on VRFs) read back through pynetbox.
     NETBOX_URL=http://localhost:8000 NETBOX_TOKEN=<40 hex> /usr/bin/python3 tests/e2e/ipam.py
 
 Every mismatch is printed as `FAIL: ...` and the script exits 1 if anything failed. It removes what it
-made at the end, and what an interrupted earlier run left behind at the start, so it can run again.
+made at the end (E2E_KEEP=1 leaves it in place), and what an interrupted or kept earlier run left behind
+at the start, so it can run again.
 """
 import os
 import sys
@@ -112,8 +113,9 @@ vrf = nb.ipam.vrfs.create(name="e2e ipam", rd="65095:100", import_targets=[rt.id
 check([t.name for t in vrf.import_targets] == ["65095:1"], "VRF import targets")
 check([t.id for t in nb.ipam.route_targets.filter(importing_vrf_id=vrf.id)] == [rt.id], "route targets by importing VRF")
 
-clean()
-check(not list(nb.ipam.prefixes.filter(description=TAG)), "clean-up removed the prefixes")
+if os.environ.get("E2E_KEEP") != "1":
+    clean()
+    check(not list(nb.ipam.prefixes.filter(description=TAG)), "clean-up removed the prefixes")
 
 print(f"ipam.py: {checks} checks, {len(failures)} failed")
 sys.exit(1 if failures else 0)

@@ -12,10 +12,22 @@
 # afresh). Every step has a time limit (E2E_STEP_TIMEOUT seconds, default 600).
 # On any failure the tail of the server log is printed and the exit status is 1.
 #
+# A database that already holds data (imported by `patchbay import`, or left by an earlier run) instead of
+# a fresh one: E2E_KEEP_DATABASE=1 with E2E_DATABASE_URL uses that database as it is (not dropped or
+# created), E2E_DATA_DIR=<folder> an existing PGlite data folder (E2E_KEEP_WORK=1 keeps the one a run made,
+# in <work>/pglite). The scripts then find data they did not make: each one works on its own names and
+# removes, before it starts, what an earlier run with E2E_KEEP=1 (tests/import/e2e-on-imported-target.sh
+# seeds its source that way) left of them. A playbook's first run cannot be required to change something
+# on such a database: E2E_PLAYBOOK_FIRST_RUN says what it must report: `changes` (changed > 0, the default
+# on a fresh database), `unchanged` (changed=0: the database already holds exactly what the playbooks
+# write, e.g. imported from a server they ran against) or `any` (the default on a kept database).
+#
 #   bash tests/e2e/run.sh
 #   E2E_DATABASE_URL=postgres://postgres@127.0.0.1:5432/pb_e2e bash tests/e2e/run.sh
 #   E2E_DATABASE_URL=<through PgBouncer> E2E_ADMIN_URL=<the primary's postgres db> DATABASE_POOL_MODE=transaction \
 #     bash tests/e2e/run.sh          (tests/scale-out/e2e-through-pgbouncer.sh does this)
+#   E2E_DATABASE_URL=postgres://postgres@127.0.0.1:5432/pb_import_e2e E2E_KEEP_DATABASE=1 bash tests/e2e/run.sh
+#   E2E_DATA_DIR=/tmp/patchbay-e2e.XXXXXX/pglite bash tests/e2e/run.sh
 #
 # E2E_KEEP_WORK=1 keeps the temporary folder (server log, PGlite data, Ansible output).
 set -uo pipefail
@@ -74,18 +86,42 @@ PORT=$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0
 URL=http://127.0.0.1:$PORT
 
 # ---------------------------------------------------------------- database
+# KEPT=1: the server runs on a database that already holds data (E2E_KEEP_DATABASE=1 or E2E_DATA_DIR)
+KEPT=0
+case ${E2E_KEEP_DATABASE:-} in
+  '' | 0) ;;
+  1) [[ -n ${E2E_DATABASE_URL:-} ]] || fail "E2E_KEEP_DATABASE=1 needs E2E_DATABASE_URL (for PGlite, E2E_DATA_DIR=<data folder>)"
+     KEPT=1 ;;
+  *) fail "E2E_KEEP_DATABASE must be 1 or unset, got '$E2E_KEEP_DATABASE'" ;;
+esac
+if [[ -n ${E2E_DATA_DIR:-} ]]; then
+  [[ -z ${E2E_DATABASE_URL:-} ]] || fail "E2E_DATA_DIR (a PGlite data folder) and E2E_DATABASE_URL exclude each other"
+  [[ -d $E2E_DATA_DIR ]] || fail "E2E_DATA_DIR is not a folder: $E2E_DATA_DIR"
+  KEPT=1
+fi
+PLAYBOOK_FIRST_RUN=${E2E_PLAYBOOK_FIRST_RUN:-$( ((KEPT)) && echo any || echo changes)}
+[[ $PLAYBOOK_FIRST_RUN =~ ^(changes|unchanged|any)$ ]] || fail "E2E_PLAYBOOK_FIRST_RUN must be changes, unchanged or any, got '$PLAYBOOK_FIRST_RUN'"
+
 if [[ -n ${E2E_DATABASE_URL:-} ]]; then
-  say "fresh PostgreSQL database"
+  if ((KEPT)); then say "PostgreSQL database as it is (E2E_KEEP_DATABASE=1)"; else say "fresh PostgreSQL database"; fi
   DB_NAME=$(/usr/bin/python3 -c 'import sys, urllib.parse as u; print(u.urlsplit(sys.argv[1]).path.lstrip("/"))' "$E2E_DATABASE_URL")
   # E2E_ADMIN_URL: where to drop and create it when E2E_DATABASE_URL cannot (a pooler: PgBouncer cannot
   # DROP ... WITH (FORCE) what it holds itself); by default the same server's postgres database.
   ADMIN_URL=${E2E_ADMIN_URL:-$(/usr/bin/python3 -c 'import sys, urllib.parse as u; p = u.urlsplit(sys.argv[1]); print(u.urlunsplit(p._replace(path="/postgres")))' "$E2E_DATABASE_URL")}
   [[ $DB_NAME =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] || fail "E2E_DATABASE_URL must name a plain database, got '$DB_NAME'"
-  timeout 60 psql "$ADMIN_URL" -v ON_ERROR_STOP=1 -q -c "drop database if exists $DB_NAME with (force)" -c "create database $DB_NAME" \
-    || fail "cannot create database $DB_NAME"
+  if ((KEPT)); then
+    timeout 60 psql "$E2E_DATABASE_URL" -v ON_ERROR_STOP=1 -q -c "select 1" >/dev/null || fail "cannot connect to database $DB_NAME"
+  else
+    timeout 60 psql "$ADMIN_URL" -v ON_ERROR_STOP=1 -q -c "drop database if exists $DB_NAME with (force)" -c "create database $DB_NAME" \
+      || fail "cannot create database $DB_NAME"
+  fi
   export DATABASE_URL=$E2E_DATABASE_URL
   unset PATCHBAY_DATA_DIR
   DB_DESC="PostgreSQL ($DB_NAME, DATABASE_POOL_MODE=${DATABASE_POOL_MODE:-session})"
+elif ((KEPT)); then
+  unset DATABASE_URL
+  export PATCHBAY_DATA_DIR=$E2E_DATA_DIR
+  DB_DESC="PGlite in $PATCHBAY_DATA_DIR, as it is"
 else
   unset DATABASE_URL
   export PATCHBAY_DATA_DIR=$WORK/pglite
@@ -137,10 +173,13 @@ ansible_recap() {
   sed -n 's/^localhost[[:space:]]*:.*ok=\([0-9]*\).*changed=\([0-9]*\).*unreachable=\([0-9]*\).*failed=\([0-9]*\).*/\1 \2 \4 \3/p' "$1" | tail -n1
 }
 
+# a first run that must change nothing shows what it changed, as the second run does
+FIRST_RUN_ARGS=()
+[[ $PLAYBOOK_FIRST_RUN == unchanged ]] && FIRST_RUN_ARGS=(--diff)
 for playbook in $(scripts yml); do
   name=$(basename "$playbook" .yml)
   say "Ansible: $playbook, first run"
-  timeout "$STEP_TIMEOUT" ansible-playbook -i localhost, "$playbook" 2>&1 | tee "$WORK/ansible-$name-1.log"
+  timeout "$STEP_TIMEOUT" ansible-playbook -i localhost, "${FIRST_RUN_ARGS[@]}" "$playbook" 2>&1 | tee "$WORK/ansible-$name-1.log"
   rc1=${PIPESTATUS[0]}
   read -r ok1 changed1 failed1 unreach1 <<<"$(ansible_recap "$WORK/ansible-$name-1.log")"
   if [[ $rc1 != 0 || -z ${ok1:-} || ${failed1:-1} != 0 || ${unreach1:-1} != 0 ]]; then
@@ -149,7 +188,15 @@ for playbook in $(scripts yml); do
     continue
   fi
   echo "e2e: $playbook, first run: ok=$ok1 changed=$changed1"
-  ((changed1 > 0)) || { echo "e2e: FAIL: $playbook: the first run changed nothing; was the server fresh?"; FAILED=1; }
+  case $PLAYBOOK_FIRST_RUN in
+    changes) ((changed1 > 0)) || { echo "e2e: FAIL: $playbook: the first run changed nothing; was the server fresh?"; FAILED=1; } ;;
+    unchanged)
+      if ((changed1 != 0)); then
+        echo "e2e: FAIL: $playbook: the first run changed $changed1 on a database said to hold what it writes (E2E_PLAYBOOK_FIRST_RUN=unchanged); changed tasks:"
+        awk '/^TASK \[/ {task = $0} /^changed: / {print "  " task " -> " $0}' "$WORK/ansible-$name-1.log"
+        FAILED=1
+      fi ;;
+  esac
 
   say "Ansible: $playbook, second run (must change nothing)"
   timeout "$STEP_TIMEOUT" ansible-playbook -i localhost, --diff "$playbook" 2>&1 | tee "$WORK/ansible-$name-2.log"

@@ -9,7 +9,8 @@ collection's l2vpn modules still write to /api/ipam/, which NetBox 3.7 moved; te
     NETBOX_URL=http://localhost:8000 NETBOX_TOKEN=<40 hex> /usr/bin/python3 tests/e2e/vpn_wireless.py
 
 Every mismatch is printed as `FAIL: ...` and the script exits 1 if anything failed. It removes what it
-made at the end, and what an interrupted earlier run left behind at the start, so it can run again.
+made at the end (E2E_KEEP=1 leaves it in place), and what an interrupted or kept earlier run left behind
+at the start, so it can run again.
 """
 import os
 import sys
@@ -127,10 +128,11 @@ vpn.l2vpn_terminations.create(l2vpn=l2vpn.id, assigned_object_type="ipam.vlan", 
 check(sorted(t.assigned_object_type for t in vpn.l2vpn_terminations.filter(l2vpn_id=l2vpn.id)) == ["dcim.interface", "ipam.vlan"], "L2VPN terminations")
 check(vpn.l2vpns.get(import_target="65095:95").id == l2vpn.id, "L2VPN by import target")
 
-for t in list(vpn.l2vpn_terminations.filter(l2vpn_id=l2vpn.id)) + list(vpn.tunnel_terminations.filter(tunnel_id=tunnel.id)):
-    t.delete()
-clean()
-check(not list(vpn.tunnels.filter(description=TAG)), "clean-up removed the tunnels")
+if os.environ.get("E2E_KEEP") != "1":
+    for t in list(vpn.l2vpn_terminations.filter(l2vpn_id=l2vpn.id)) + list(vpn.tunnel_terminations.filter(tunnel_id=tunnel.id)):
+        t.delete()
+    clean()
+    check(not list(vpn.tunnels.filter(description=TAG)), "clean-up removed the tunnels")
 
 print(f"vpn_wireless.py: {checks} checks, {len(failures)} failed")
 sys.exit(1 if failures else 0)

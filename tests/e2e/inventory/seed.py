@@ -8,7 +8,9 @@ change which hosts the inventory holds. Names start with `inv-` so nothing colli
 
     NETBOX_URL=http://localhost:8000 NETBOX_TOKEN=<40 hex> /usr/bin/python3 tests/e2e/inventory/seed.py
 
-A request the server refuses stops the script with its status and body (exit 1).
+A request the server refuses stops the script with its status and body (exit 1). It first removes
+what an earlier seed left (by its tenant and names), so it runs on a database that holds one: a kept one,
+or one imported from a server it ran on (tests/import/e2e-on-imported-target.sh).
 """
 import os
 import sys
@@ -21,7 +23,33 @@ TOKEN = os.environ.get("NETBOX_TOKEN", "")
 nb = pynetbox.api(URL, token=TOKEN)
 
 
+def clean():
+    """Removes an earlier seed's world, children before parents."""
+    def delete_all(endpoint, **filters):
+        for obj in list(endpoint.filter(**filters)):
+            obj.delete()
+
+    for name in ("inv-base", "inv-ams", "inv-spine"):
+        delete_all(nb.extras.config_contexts, name=name)
+    for tenant in nb.tenancy.tenants.filter(slug="inv-e2e"):
+        for vm in nb.virtualization.virtual_machines.filter(tenant_id=tenant.id):
+            delete_all(nb.ipam.services, virtual_machine_id=vm.id)
+            vm.delete()  # with its interfaces and their addresses
+        for device in nb.dcim.devices.filter(tenant_id=tenant.id):
+            delete_all(nb.ipam.services, device_id=device.id)
+            device.delete()
+        for ep in (nb.ipam.ip_addresses, nb.ipam.prefixes, nb.virtualization.clusters, nb.dcim.racks, nb.dcim.sites):
+            delete_all(ep, tenant_id=tenant.id)
+        tenant.delete()
+    for ep, slugs in ((nb.virtualization.cluster_types, ["inv-kvm"]), (nb.dcim.platforms, ["inv-eos", "inv-linux"]),
+                      (nb.dcim.device_roles, ["inv-leaf", "inv-spine", "inv-app"]), (nb.dcim.device_types, ["inv-box"]),
+                      (nb.dcim.manufacturers, ["inv-maker"]), (nb.extras.tags, ["inv-prod", "inv-edge"])):
+        for slug in slugs:
+            delete_all(ep, slug=slug)
+
+
 def main():
+    clean()
     tenant = nb.tenancy.tenants.create(name="inv-e2e", slug="inv-e2e")
     ams = nb.dcim.sites.create(name="inv-ams", slug="inv-ams", status="active", tenant=tenant.id, facility="AMS-1", time_zone="Europe/Amsterdam")
     fra = nb.dcim.sites.create(name="inv-fra", slug="inv-fra", status="active", tenant=tenant.id)
