@@ -21,7 +21,7 @@ export async function seedContextsAndRecords(c: SeedClient, ids: SeedIds): Promi
   await c.post('extras/journal-entries', { assigned_object_type: 'circuits.circuit', assigned_object_id: ids.circuit.id, kind: 'danger', comments: 'Outage 2024-02-01 02:00-03:15' });
 
   await c.upload('extras/image-attachments', { content_type: 'dcim.site', object_id: ids.sites.fra1.id as number, name: 'Entrance' }, 'image', [9, 6], 'entrance.png');
-  await c.upload('extras/image-attachments', { content_type: 'dcim.rack', object_id: ids.racks.r1.id as number, name: 'R1 front' }, 'image', [4, 16], 'r1-front.png');
+  ids.rackImage = await c.upload('extras/image-attachments', { content_type: 'dcim.rack', object_id: ids.racks.r1.id as number, name: 'R1 front' }, 'image', [4, 16], 'r1-front.png');
 
   await c.post('extras/export-templates', { name: 'Device CSV', content_types: ['dcim.device'], template_code: '{% for d in queryset %}{{ d.name }},{{ d.serial }}\n{% endfor %}', mime_type: 'text/csv', file_extension: 'csv', as_attachment: true });
   await c.post('extras/saved-filters', { name: 'Active FRA1 devices', slug: 'active-fra1', content_types: ['dcim.device'], parameters: { site: ['fra1'], status: ['active'] }, shared: true, user: ids.admin.id });

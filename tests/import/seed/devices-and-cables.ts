@@ -55,7 +55,7 @@ export async function seedDevicesAndCables(c: SeedClient, ids: SeedIds): Promise
   ids.path = { start, end: finish, cables };
 
   // A direct cable between the two leaves' second ports, and power from a feed.
-  await c.post('dcim/cables', { a_terminations: end('dcim.interface', await one('dcim/interfaces', ids.devices.leafA, 'et-0/0/2')), b_terminations: end('dcim.interface', await one('dcim/interfaces', ids.devices.leafB, 'et-0/0/2')), type: 'dac-passive' });
+  ids.directCable = await c.post('dcim/cables', { a_terminations: end('dcim.interface', await one('dcim/interfaces', ids.devices.leafA, 'et-0/0/2')), b_terminations: end('dcim.interface', await one('dcim/interfaces', ids.devices.leafB, 'et-0/0/2')), type: 'dac-passive' });
   const powerPanel = await c.post('dcim/power-panels', { site: ids.sites.fra1.id, location: ids.locations.room.id, name: 'PP-1' });
   const feed = await c.post('dcim/power-feeds', { power_panel: powerPanel.id, rack: ids.racks.r1.id, name: 'Feed A', voltage: 230, amperage: 16, phase: 'single-phase', supply: 'ac' });
   await c.post('dcim/cables', { a_terminations: end('dcim.powerport', await one('dcim/power-ports', ids.devices.leafA, 'PSU0')), b_terminations: end('dcim.powerfeed', feed), type: 'power' });

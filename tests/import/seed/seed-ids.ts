@@ -19,6 +19,10 @@ export interface SeedIds {
   devices: { leafA: Json; leafB: Json; panel1: Json; panel2: Json };
   /** The interface the traced path starts at (device A) and the one it ends at (device B). */
   path: { start: Json; end: Json; cables: Json[] };
+  /** The cable between the two leaves' et-0/0/2 (no patch panel). */
+  directCable: Json;
+  /** The picture of rack R1's front. */
+  rackImage: Json;
   circuit: Json;
   vrf: Json;
   vlans: { users: Json; servers: Json };
