@@ -166,25 +166,25 @@ live('the target serves the same objects under the same primary keys: device, pa
   expect({ status: made.status, stderr: made.stderr }).toEqual({ status: 0, stderr: '' });
   const server = await startServer(target.env);
   try {
-    const leafA = seed.ids.devices.leafA.id as number;
+    const leafA = seed.ids.devices.leafA.id;
     const there = await getJson(server.url, key, `/api/dcim/devices/${leafA}/`);
     const here = await getJson(source.base, t.token, `/api/dcim/devices/${leafA}/`);
     const pick = (d: Json) => ({ id: d.id, name: d.name, serial: d.serial, site: d.site?.id, rack: d.rack?.id, primary_ip4: d.primary_ip4?.id, primary_ip6: d.primary_ip6?.id, config_context: d.config_context, custom_fields: d.custom_fields, tags: d.tags?.map((x: Json) => x.slug), created: d.created, last_updated: d.last_updated });
     expect(pick(there)).toEqual(pick(here));
     expect(there.name).toBe('leaf-a');
 
-    const start = seed.ids.path.start.id as number;
+    const start = seed.ids.path.start.id;
     expect(await traceIds(server.url, key, start)).toEqual(await traceIds(source.base, t.token, start));
 
     // The pictures' bytes were copied, not only their rows.
-    const site = seed.ids.sites.fra1.id as number;
+    const site = seed.ids.sites.fra1.id;
     const imagesThere = await getJson(server.url, key, `/api/extras/image-attachments/?content_type=dcim.site&object_id=${site}`);
     const imagesHere = await getJson(source.base, t.token, `/api/extras/image-attachments/?content_type=dcim.site&object_id=${site}`);
     expect(imagesThere.results.map((i: Json) => i.id)).toEqual(imagesHere.results.map((i: Json) => i.id));
     for (const [a, b] of (imagesThere.results as Json[]).map((x, i) => [x, imagesHere.results[i] as Json])) {
       expect(await bytesAt(a!.image as string, key)).toBe(await bytesAt(b!.image as string, t.token));
     }
-    const typeId = seed.ids.deviceTypes.leaf.id as number;
+    const typeId = seed.ids.deviceTypes.leaf.id;
     const dtThere = await getJson(server.url, key, `/api/dcim/device-types/${typeId}/`);
     expect(await bytesAt(dtThere.front_image as string, key)).toBe(await bytesAt(seed.ids.deviceTypes.leaf.front_image as string, t.token));
   } finally {

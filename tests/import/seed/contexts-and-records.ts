@@ -13,15 +13,15 @@ export async function seedContextsAndRecords(c: SeedClient, ids: SeedIds): Promi
   await c.post('extras/config-contexts', { name: 'fra1 core', weight: 3000, sites: [ids.sites.fra1.id], tags: ['core'], roles: [ids.roles.leaf.id], data: { syslog: { level: 'debug', host: '10.1.1.250' } } });
   await c.post('extras/config-contexts', { name: 'inactive', is_active: false, data: { never: 'applied' } });
   ids.configTemplate = await c.post('extras/config-templates', { name: 'junos base', template_code: 'system { host-name {{ device.name }}; }\n{% for s in ntp_servers %}ntp server {{ s }};\n{% endfor %}', environment_params: { trim_blocks: true } });
-  await c.patch('dcim/devices', ids.devices.leafA.id as number, { config_template: ids.configTemplate.id });
-  await c.patch('dcim/platforms', ids.platform.id as number, { config_template: ids.configTemplate.id });
+  await c.patch('dcim/devices', ids.devices.leafA.id, { config_template: ids.configTemplate.id });
+  await c.patch('dcim/platforms', ids.platform.id, { config_template: ids.configTemplate.id });
 
   await c.post('extras/journal-entries', { assigned_object_type: 'dcim.device', assigned_object_id: ids.devices.leafA.id, kind: 'warning', comments: 'Replaced optic in et-0/0/0', created_by: ids.admin.id });
   await c.post('extras/journal-entries', { assigned_object_type: 'dcim.site', assigned_object_id: ids.sites.fra1.id, kind: 'info', comments: 'Site audit **passed**', tags: [ids.tags.monitored.id] });
   await c.post('extras/journal-entries', { assigned_object_type: 'circuits.circuit', assigned_object_id: ids.circuit.id, kind: 'danger', comments: 'Outage 2024-02-01 02:00-03:15' });
 
-  await c.upload('extras/image-attachments', { content_type: 'dcim.site', object_id: ids.sites.fra1.id as number, name: 'Entrance' }, 'image', [9, 6], 'entrance.png');
-  ids.rackImage = await c.upload('extras/image-attachments', { content_type: 'dcim.rack', object_id: ids.racks.r1.id as number, name: 'R1 front' }, 'image', [4, 16], 'r1-front.png');
+  await c.upload('extras/image-attachments', { content_type: 'dcim.site', object_id: ids.sites.fra1.id, name: 'Entrance' }, 'image', [9, 6], 'entrance.png');
+  ids.rackImage = await c.upload('extras/image-attachments', { content_type: 'dcim.rack', object_id: ids.racks.r1.id, name: 'R1 front' }, 'image', [4, 16], 'r1-front.png');
 
   await c.post('extras/export-templates', { name: 'Device CSV', content_types: ['dcim.device'], template_code: '{% for d in queryset %}{{ d.name }},{{ d.serial }}\n{% endfor %}', mime_type: 'text/csv', file_extension: 'csv', as_attachment: true });
   await c.post('extras/saved-filters', { name: 'Active FRA1 devices', slug: 'active-fra1', content_types: ['dcim.device'], parameters: { site: ['fra1'], status: ['active'] }, shared: true, user: ids.admin.id });

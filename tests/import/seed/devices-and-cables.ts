@@ -1,4 +1,4 @@
-import { end, type Json, type SeedClient } from './seed-client';
+import { end, type ApiObject, type SeedClient } from './seed-client';
 import type { SeedIds } from './seed-ids';
 
 /**
@@ -26,9 +26,9 @@ export async function seedDevicesAndCables(c: SeedClient, ids: SeedIds): Promise
   const panelRole = await c.post('dcim/device-roles', { name: 'Patch panel', slug: 'patch-panel', color: '9e9e9e' });
   ids.roles = { leaf: leafRole, panel: panelRole };
   const where = { site: ids.sites.fra1.id, location: ids.locations.room.id };
-  const leaf = (name: string, rack: Json, serial: string) =>
+  const leaf = (name: string, rack: ApiObject, serial: string) =>
     c.post('dcim/devices', { name, device_type: leafType.id, role: leafRole.id, platform: ids.platform.id, tenant: ids.tenant.id, ...where, rack: rack.id, position: 10, face: 'front', status: 'active', serial, airflow: 'front-to-rear', tags: [ids.tags.core.id], custom_fields: { asset_owner: 'Network Team', service_tier: 'silver', commissioned: '2024-03-01' }, local_context_data: { snmp: { community: 'public-ro' } } });
-  const panel = (name: string, rack: Json) => c.post('dcim/devices', { name, device_type: panelType.id, role: panelRole.id, ...where, rack: rack.id, position: 40, face: 'front' });
+  const panel = (name: string, rack: ApiObject) => c.post('dcim/devices', { name, device_type: panelType.id, role: panelRole.id, ...where, rack: rack.id, position: 40, face: 'front' });
   ids.devices = {
     leafA: await leaf('leaf-a', ids.racks.r1, 'SN-A-0001'),
     leafB: await leaf('leaf-b', ids.racks.r2, 'SN-B-0002'),
@@ -36,11 +36,7 @@ export async function seedDevicesAndCables(c: SeedClient, ids: SeedIds): Promise
     panel2: await panel('panel-2', ids.racks.r2),
   };
 
-  const one = async (path: string, device: Json, name: string): Promise<Json> => {
-    const found = await c.get(`${path}/?device_id=${device.id as number}&name=${encodeURIComponent(name)}`);
-    if (found.count !== 1) throw new Error(`seed: ${name} of ${device.name as string} was not instantiated from its type (${found.count as number} found)`);
-    return found.results[0] as Json;
-  };
+  const one = (path: string, device: ApiObject, name: string) => c.one(`${path}/?device_id=${device.id}&name=${encodeURIComponent(name)}`);
   const start = await one('dcim/interfaces', ids.devices.leafA, 'et-0/0/0');
   const finish = await one('dcim/interfaces', ids.devices.leafB, 'et-0/0/0');
   const front1 = await one('dcim/front-ports', ids.devices.panel1, 'front1');

@@ -1,4 +1,4 @@
-import { end, type Json, type SeedClient } from './seed-client';
+import { end, type ApiObject, type SeedClient } from './seed-client';
 import type { SeedIds } from './seed-ids';
 
 /**
@@ -24,18 +24,18 @@ export async function seedIpamAndCircuits(c: SeedClient, ids: SeedIds): Promise<
   await c.post('ipam/prefixes', { prefix: '2001:db8:1::/48', status: 'active', site: ids.sites.fra1.id });
   await c.post('ipam/ip-ranges', { start_address: '10.1.1.100/24', end_address: '10.1.1.199/24', vrf: ids.vrf.id, description: 'DHCP pool' });
 
-  const iface = async (device: Json, name: string): Promise<Json> => (await c.get(`dcim/interfaces/?device_id=${device.id as number}&name=${encodeURIComponent(name)}`)).results[0] as Json;
+  const iface = (device: ApiObject, name: string) => c.one(`dcim/interfaces/?device_id=${device.id}&name=${encodeURIComponent(name)}`);
   const mgmt = await iface(ids.devices.leafA, 'em0');
   const access = await iface(ids.devices.leafA, 'et-0/0/3');
-  await c.patch('dcim/interfaces', access.id as number, { mode: 'tagged', untagged_vlan: ids.vlans.users.id, tagged_vlans: [ids.vlans.servers.id], description: 'to server rack' });
+  await c.patch('dcim/interfaces', access.id, { mode: 'tagged', untagged_vlan: ids.vlans.users.id, tagged_vlans: [ids.vlans.servers.id], description: 'to server rack' });
   ids.primaryIp4 = await c.post('ipam/ip-addresses', { address: '10.1.1.1/24', vrf: ids.vrf.id, status: 'active', dns_name: 'leaf-a.fra1.example.net', assigned_object_type: 'dcim.interface', assigned_object_id: mgmt.id, tenant: ids.tenant.id });
   ids.primaryIp6 = await c.post('ipam/ip-addresses', { address: '2001:db8:1::1/64', assigned_object_type: 'dcim.interface', assigned_object_id: mgmt.id });
   // NAT: an outside address pointing at the inside one.
   await c.post('ipam/ip-addresses', { address: '192.0.2.10/32', nat_inside: ids.primaryIp4.id, role: 'vip' });
-  await c.patch('dcim/devices', ids.devices.leafA.id as number, { primary_ip4: ids.primaryIp4.id, primary_ip6: ids.primaryIp6.id });
+  await c.patch('dcim/devices', ids.devices.leafA.id, { primary_ip4: ids.primaryIp4.id, primary_ip6: ids.primaryIp6.id });
   const leafBMgmt = await iface(ids.devices.leafB, 'em0');
   const ipB = await c.post('ipam/ip-addresses', { address: '10.1.1.2/24', vrf: ids.vrf.id, assigned_object_type: 'dcim.interface', assigned_object_id: leafBMgmt.id });
-  await c.patch('dcim/devices', ids.devices.leafB.id as number, { primary_ip4: ipB.id, oob_ip: ipB.id });
+  await c.patch('dcim/devices', ids.devices.leafB.id, { primary_ip4: ipB.id, oob_ip: ipB.id });
 
   const provider = await c.post('circuits/providers', { name: 'Lumen', slug: 'lumen' });
   await c.post('circuits/provider-accounts', { provider: provider.id, account: 'ACC-1001', name: 'Main account' });
@@ -46,5 +46,5 @@ export async function seedIpamAndCircuits(c: SeedClient, ids: SeedIds): Promise<
   await c.post('circuits/circuit-terminations', { circuit: ids.circuit.id, term_side: 'Z', provider_network: network.id });
   await c.post('dcim/cables', { a_terminations: end('circuits.circuittermination', termA), b_terminations: end('dcim.interface', await iface(ids.devices.leafA, 'et-0/0/1')), label: 'LUM-0001 xconnect' });
   // The VLANs the site serves: a multi-object custom field, written once the VLANs exist.
-  await c.patch('dcim/sites', ids.sites.fra1.id as number, { custom_fields: { served_vlans: [ids.vlans.users.id, ids.vlans.servers.id] } });
+  await c.patch('dcim/sites', ids.sites.fra1.id, { custom_fields: { served_vlans: [ids.vlans.users.id, ids.vlans.servers.id] } });
 }

@@ -28,7 +28,6 @@ export async function seedPlaces(c: SeedClient, ids: SeedIds): Promise<void> {
   const rackRole = await c.post('dcim/rack-roles', { name: 'Network', slug: 'network', color: '2196f3' });
   const rack = (name: string) => c.post('dcim/racks', { name, site: fra1.id, location: room.id, role: rackRole.id, status: 'active', u_height: 42, width: 19, type: '4-post-cabinet', tags: [ids.tags.core.id] });
   ids.racks = { r1: await rack('R1'), r2: await rack('R2') };
-  const admins = await c.get('users/users/?username=admin');
-  ids.admin = admins.results[0];
+  ids.admin = await c.one('users/users/?username=admin');
   await c.post('dcim/rack-reservations', { rack: ids.racks.r1.id, units: [1, 2, 3], user: ids.admin.id, tenant: ids.tenant.id, description: 'Reserved for the firewall pair' });
 }

@@ -1,37 +1,37 @@
-import type { Json } from './seed-client';
+import type { ApiObject } from './seed-client';
 
 /**
  * The hand-made objects the seed's parts hand on to each other and the tests look up (a known device's
  * id on the target, the two ends of the traced path). Filled as the parts run, in order.
  */
 export interface SeedIds {
-  tags: { core: Json; monitored: Json; legacy: Json };
-  tenant: Json;
-  regions: { europe: Json; germany: Json };
-  siteGroup: Json;
-  sites: { fra1: Json; ber1: Json };
-  locations: { building: Json; floor: Json; room: Json };
-  racks: { r1: Json; r2: Json };
-  admin: Json;
-  platform: Json;
-  deviceTypes: { leaf: Json; panel: Json };
-  roles: { leaf: Json; panel: Json };
-  devices: { leafA: Json; leafB: Json; panel1: Json; panel2: Json };
+  tags: { core: ApiObject; monitored: ApiObject; legacy: ApiObject };
+  tenant: ApiObject;
+  regions: { europe: ApiObject; germany: ApiObject };
+  siteGroup: ApiObject;
+  sites: { fra1: ApiObject; ber1: ApiObject };
+  locations: { building: ApiObject; floor: ApiObject; room: ApiObject };
+  racks: { r1: ApiObject; r2: ApiObject };
+  admin: ApiObject;
+  platform: ApiObject;
+  deviceTypes: { leaf: ApiObject; panel: ApiObject };
+  roles: { leaf: ApiObject; panel: ApiObject };
+  devices: { leafA: ApiObject; leafB: ApiObject; panel1: ApiObject; panel2: ApiObject };
   /** The interface the traced path starts at (device A) and the one it ends at (device B). */
-  path: { start: Json; end: Json; cables: Json[] };
+  path: { start: ApiObject; end: ApiObject; cables: ApiObject[] };
   /** The cable between the two leaves' et-0/0/2 (no patch panel). */
-  directCable: Json;
+  directCable: ApiObject;
   /** The picture of rack R1's front. */
-  rackImage: Json;
-  circuit: Json;
-  vrf: Json;
-  vlans: { users: Json; servers: Json };
-  primaryIp4: Json;
-  primaryIp6: Json;
-  configTemplate: Json;
-  users: { alice: Json; bob: Json };
-  group: Json;
-  permission: Json;
+  rackImage: ApiObject;
+  circuit: ApiObject;
+  vrf: ApiObject;
+  vlans: { users: ApiObject; servers: ApiObject };
+  primaryIp4: ApiObject;
+  primaryIp6: ApiObject;
+  configTemplate: ApiObject;
+  users: { alice: ApiObject; bob: ApiObject };
+  group: ApiObject;
+  permission: ApiObject;
 }
 
 /** The parts fill it in turn; reading a part before its writer ran is a seed bug, so it fails loudly. */

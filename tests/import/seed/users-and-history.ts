@@ -20,14 +20,14 @@ export async function seedUsersAndHistory(c: SeedClient, ids: SeedIds): Promise<
   await c.post('users/tokens', { user: ids.users.alice.id, description: 'automation', write_enabled: false, expires: '2099-01-01T00:00:00Z' });
 
   // Updates after creation.
-  await c.patch('dcim/sites', ids.sites.fra1.id as number, { description: 'Frankfurt primary', comments: 'Cage 12, racks R1-R2' });
-  await c.patch('dcim/devices', ids.devices.leafB.id as number, { status: 'staged', description: 'awaiting turn-up' });
-  await c.patch('dcim/devices', ids.devices.leafB.id as number, { status: 'active' });
-  await c.patch('users/users', ids.users.bob.id as number, { first_name: 'Bob' });
+  await c.patch('dcim/sites', ids.sites.fra1.id, { description: 'Frankfurt primary', comments: 'Cage 12, racks R1-R2' });
+  await c.patch('dcim/devices', ids.devices.leafB.id, { status: 'staged', description: 'awaiting turn-up' });
+  await c.patch('dcim/devices', ids.devices.leafB.id, { status: 'active' });
+  await c.patch('users/users', ids.users.bob.id, { first_name: 'Bob' });
   // Deletions: objects that existed and are gone (their ids are never reused).
   const gone = await c.post('dcim/sites', { name: 'Closed site', slug: 'closed' });
   await c.post('dcim/locations', { name: 'Old cage', slug: 'old-cage', site: gone.id });
-  await c.delete('dcim/sites', gone.id as number);
+  await c.delete('dcim/sites', gone.id);
   const oldTag = await c.post('extras/tags', { name: 'Obsolete', slug: 'obsolete' });
-  await c.delete('extras/tags', oldTag.id as number);
+  await c.delete('extras/tags', oldTag.id);
 }
