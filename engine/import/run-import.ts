@@ -16,6 +16,7 @@ import { sourceApi, type SourceApi, type SourceObject } from './source-api';
 import { sourceCatalog, type Unsupported } from './source-catalog';
 import { deleteGone } from './delete-gone';
 import { traceDifferences } from './trace-check';
+import { customFieldsOf } from '../validation/custom-field-values';
 import type { Progress } from './progress';
 
 /**
@@ -238,6 +239,10 @@ export async function runImport(base: ApiContext, opts: ImportOptions): Promise<
     }
 
     const { ordered, cyclic } = selfReferencesFirst(model, pending, step.selfFields);
+    // Custom field definitions are imported before any type that has values of them (import-order.ts).
+    const objectCustomFields = model.fieldList.some((f) => f.kind === 'custom_fields')
+      ? new Set((await customFieldsOf(ctx.knex, registry, model)).filter((d) => d.type === 'object' || d.type === 'multiobject').map((d) => d.name))
+      : new Set<string>();
     const pw = passwordField(model);
     const items: ImportItem[] = [];
     const second: ImportItem[] = [];
@@ -247,7 +252,7 @@ export async function runImport(base: ApiContext, opts: ImportOptions): Promise<
         refuse({ id: o.id, reason: hidden });
         continue;
       }
-      const converted = importBody(model, o, !exists.has(o.id), step.deferred, imported, cyclic.has(o.id), step.selfFields);
+      const converted = importBody(model, o, !exists.has(o.id), step.deferred, imported, cyclic.has(o.id), step.selfFields, objectCustomFields);
       for (const k of converted.unknownKeys) unknown.set(`${model.label}\u0000${k}`, (unknown.get(`${model.label}\u0000${k}`) ?? 0) + 1);
       const body = converted.body;
       if (pw && !exists.has(o.id)) {

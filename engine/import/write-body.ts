@@ -69,7 +69,11 @@ function genericDeferred(field: ResolvedField, deferredTypes: ReadonlySet<string
   return deferredTypes === 'all' || deferredTypes.has(String(o[field.typeColumn]));
 }
 
-export function importBody(model: ResolvedModel, o: SourceObject, creating: boolean, deferred: ReadonlyMap<string, ReadonlySet<string> | 'all'>, imported: ReadonlySet<ResolvedModel>, selfLater: boolean, selfFields: readonly ResolvedField[]): ImportBody {
+/**
+ * `objectCustomFields`: the type's custom fields of the object and multi-object kinds (their values name
+ * objects of any type, so they always wait for the second pass, whether shown nested or as bare ids).
+ */
+export function importBody(model: ResolvedModel, o: SourceObject, creating: boolean, deferred: ReadonlyMap<string, ReadonlySet<string> | 'all'>, imported: ReadonlySet<ResolvedModel>, selfLater: boolean, selfFields: readonly ResolvedField[], objectCustomFields: ReadonlySet<string>): ImportBody {
   const body: Record<string, unknown> = {};
   const later: Record<string, unknown> = {};
   const known = knownKeys(model);
@@ -93,8 +97,9 @@ export function importBody(model: ResolvedModel, o: SourceObject, creating: bool
       const now: Record<string, unknown> = {};
       const then: Record<string, unknown> = {};
       for (const [k, cf] of Object.entries(v as Record<string, unknown>)) {
-        if (namesObjects(cf)) {
-          then[k] = Array.isArray(cf) ? cf.map(idOf) : idOf(cf);
+        if (objectCustomFields.has(k) || namesObjects(cf)) {
+          const v = Array.isArray(cf) ? cf.map(idOf) : idOf(cf);
+          if ((v !== null && !(Array.isArray(v) && !v.length)) || !creating) then[k] = v;
           now[k] = null;
         } else now[k] = cf;
       }
