@@ -189,6 +189,20 @@ export async function runImport(base: ApiContext, opts: ImportOptions): Promise<
     fetched.set(s.model, p);
   }
 
+  /** The ids of a type the source's change log names (when it is carried): deleted objects' included. */
+  const log = registry.roles.get('object_change');
+  const idsInHistory = async (model: ResolvedModel): Promise<Set<number>> => {
+    const history = log ? fetched.get(log) : undefined;
+    if (!log || !history) return new Set();
+    const out = new Set<number>();
+    for (const row of await history) {
+      for (const f of log.fieldList) {
+        if (f.kind === 'generic_fk' && row[f.typeColumn] === model.label && typeof row[f.idColumn] === 'number') out.add(row[f.idColumn] as number);
+      }
+    }
+    return out;
+  };
+
   const sources = new Map<ResolvedModel, SourceObject[]>();
   const later = new Map<ResolvedModel, ImportItem[]>();
   const refusedIds = new Map<ResolvedModel, Set<number>>();
@@ -196,12 +210,32 @@ export async function runImport(base: ApiContext, opts: ImportOptions): Promise<
   // The target's own accounts (the superuser and token made to run it) meet the source's (target-users.ts).
   const accounts = new Set([registry.roles.get('user'), registry.roles.get('token')].filter((m): m is ResolvedModel => !!m));
 
-  let clock = Date.now();
+  // --sync deletes first, types in reverse order: what the source replaced (a cable's new end on the same
+  // port, a name reused) must be gone before its successor is written. That needs every type read first.
+  const deletedCounts = new Map<ResolvedModel, number>();
+  if (opts.sync) {
+    const everything = await Promise.all(steps.map(async (s) => [s.model, await fetched.get(s.model)!] as const));
+    const keepIds = new Map(everything.map(([m, objects]) => [m, new Set(objects.map((o) => o.id))]));
+    for (const step of [...steps].reverse()) {
+      const keep = keepIds.get(step.model)!;
+      if (opts.dryRun) {
+        const rows = await runRows<{ id: string | number }>(ctx.knex, sql`SELECT "id" FROM ${ident(step.model.table)}`);
+        deletedCounts.set(step.model, rows.filter((r) => !keep.has(Number(r.id))).length);
+        continue;
+      }
+      const outcome = await deleteGone(ctx, step.model, keep);
+      deletedCounts.set(step.model, outcome.deleted);
+      if (outcome.kept) report.not_deleted.push({ type: step.model.label, ...outcome.kept });
+    }
+  }
+
+  let clock = started;
   const lap = (phase: keyof ImportReport['phases']) => {
     const now = Date.now();
     report.phases[phase] = Math.round((report.phases[phase] + (now - clock) / 1000) * 10) / 10;
     clock = now;
   };
+  lap('deleting');
   for (const step of steps) {
     const { model } = step;
     lap('writing');
@@ -209,7 +243,7 @@ export async function runImport(base: ApiContext, opts: ImportOptions): Promise<
     lap('waiting_for_source');
     sources.set(model, objects);
     report.objects += objects.length;
-    const counts: TypeCounts = { source: objects.length, target: 0, created: 0, updated: 0, deleted: 0, unchanged: 0, refused: 0 };
+    const counts: TypeCounts = { source: objects.length, target: 0, created: 0, updated: 0, deleted: deletedCounts.get(model) ?? 0, unchanged: 0, refused: 0 };
     report.types[model.label] = counts;
     const refused = new Set<number>();
     refusedIds.set(model, refused);
@@ -219,7 +253,7 @@ export async function runImport(base: ApiContext, opts: ImportOptions): Promise<
       report.refused.push({ type: model.label, id: r.id, reason: r.reason });
     };
 
-    if (accounts.has(model) && !opts.dryRun) report.moved_users.push(...(await matchTargetRows(ctx.knex, model, objects)).moved);
+    if (accounts.has(model) && !opts.dryRun) report.moved_users.push(...(await matchTargetRows(ctx.knex, model, objects, await idsInHistory(model))).moved);
     const { exists, unchanged } = await targetState(ctx, model, objects, origins);
     const pending = objects.filter((o) => !unchanged.has(o.id));
     counts.unchanged = objects.length - pending.length;
@@ -310,21 +344,7 @@ export async function runImport(base: ApiContext, opts: ImportOptions): Promise<
       opts.progress.finish(key);
     }
     lap('second_pass');
-    if (opts.sync) {
-      for (const step of [...steps].reverse()) {
-        const outcome = await deleteGone(ctx, step.model, new Set(sources.get(step.model)!.map((o) => o.id)));
-        report.types[step.model.label]!.deleted = outcome.deleted;
-        if (outcome.kept) report.not_deleted.push({ type: step.model.label, ...outcome.kept });
-      }
-    }
     await advanceSequences(ctx, models);
-    lap('deleting');
-  } else if (opts.sync) {
-    for (const step of steps) {
-      const keep = new Set(sources.get(step.model)!.map((o) => o.id));
-      const rows = await runRows<{ id: string | number }>(ctx.knex, sql`SELECT "id" FROM ${ident(step.model.table)}`);
-      report.types[step.model.label]!.deleted = rows.filter((r) => !keep.has(Number(r.id))).length;
-    }
   }
 
   for (const [k, n] of unknown) {
@@ -346,7 +366,8 @@ export async function runImport(base: ApiContext, opts: ImportOptions): Promise<
       for (const o of source) {
         if (refused.has(o.id)) continue;
         const t = target.get(o.id);
-        report.differences.push(...differences(step.model.label, withoutOrigins(o, origins) as SourceObject, t && (withoutOrigins(t, origins) as Record<string, unknown>)));
+        const skip = notCarried(step.model, o, imported);
+        report.differences.push(...differences(step.model.label, withoutOrigins(without(o, skip), origins) as SourceObject, t && (withoutOrigins(without(t, skip), origins) as Record<string, unknown>)));
       }
       report.differences.push(...(await traceDifferences(ctx, api, step.model, source, refused, origins)));
       opts.progress.advance(key, source.length);
@@ -358,6 +379,28 @@ export async function runImport(base: ApiContext, opts: ImportOptions): Promise<
   report.seconds = Math.round((Date.now() - started) / 100) / 10;
   report.objects_per_second = Math.round(report.objects / Math.max(report.seconds, 0.1));
   return report;
+}
+
+/**
+ * The generic relations of an object that point at a type the import does not carry (a change of a
+ * session, say): the object named exists on one side only, by design, so the relation is not compared.
+ */
+function notCarried(model: ResolvedModel, o: SourceObject, imported: ReadonlySet<ResolvedModel>): string[] {
+  const out: string[] = [];
+  for (const f of model.fieldList) {
+    if (f.kind !== 'generic_fk') continue;
+    const label = o[f.typeColumn];
+    const target = typeof label === 'string' ? model.modelByLabel(label) : undefined;
+    if (typeof label === 'string' && (!target || !imported.has(target))) out.push(f.name);
+  }
+  return out;
+}
+
+function without<T extends Record<string, unknown>>(o: T, keys: readonly string[]): T {
+  if (!keys.length) return o;
+  const copy: Record<string, unknown> = { ...o };
+  for (const k of keys) delete copy[k];
+  return copy as T;
 }
 
 /** Sequences past the imported ids: the next object made on the target gets an id the source never used. */

@@ -46,7 +46,12 @@ async function moveRow(trx: DbTransaction, model: ResolvedModel, from: number, t
   await runRows(trx, sql`UPDATE ${t} SET ${ident(nameColumn)} = ${name} WHERE "id" = ${to}::bigint`);
 }
 
-export async function matchTargetRows(db: Db, model: ResolvedModel, source: readonly SourceObject[]): Promise<UserMoves> {
+/**
+ * `usedIds`: every id of the type the source has used, its objects' and those its change log names (a
+ * deleted user's history must not come to name the target's own administrator): a target row neither
+ * matched nor past them moves past them.
+ */
+export async function matchTargetRows(db: Db, model: ResolvedModel, source: readonly SourceObject[], usedIds: ReadonlySet<number>): Promise<UserMoves> {
   const { name: nameField, column: nameColumn } = matchField(model);
   const byName = new Map(source.filter((u) => typeof u[nameField] === 'string').map((u) => [u[nameField] as string, u.id]));
   const sourceIds = new Set(source.map((u) => u.id));
@@ -54,7 +59,8 @@ export async function matchTargetRows(db: Db, model: ResolvedModel, source: read
   await db.transaction(async (trx) => {
     await runRows(trx, sql`SELECT set_config('patchbay.importing', 'on', true) IS NOT NULL AS "set"`);
     const rows = await runRows<{ id: string | number; name: string }>(trx, sql`SELECT "id", ${ident(nameColumn)} AS "name" FROM ${ident(model.table)} ORDER BY "id" FOR UPDATE`);
-    let next = Math.max(0, ...sourceIds, ...rows.map((r) => Number(r.id))) + 1;
+    const floor = Math.max(0, ...sourceIds, ...usedIds);
+    let next = Math.max(floor, ...rows.map((r) => Number(r.id))) + 1;
     const taken = new Map(rows.map((r) => [Number(r.id), r.name]));
     // Where each target user is now: a user moved out of the way is met again later under its old id.
     const at = new Map(rows.map((r) => [r.name, Number(r.id)]));
@@ -62,7 +68,7 @@ export async function matchTargetRows(db: Db, model: ResolvedModel, source: read
       const id = at.get(r.name)!;
       const want = byName.get(r.name);
       if (want === id) continue;
-      if (want === undefined && !sourceIds.has(id)) continue;
+      if (want === undefined && id > floor) continue;
       // Out of the way first: an id a source user with another name will take.
       if (want === undefined) {
         await moveRow(trx, model, id, next, nameColumn, r.name);
