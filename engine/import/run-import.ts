@@ -5,7 +5,7 @@ import { isConcealed } from '../definitions/concealed-fields';
 import { runRows } from '../database/run';
 import { ident, sql } from '../sql/fragment';
 import { importOrder, importedModels, selfReferencesFirst, type TypeStep } from './import-order';
-import { importBody, writtenValue } from './write-body';
+import { importBody, unknownKeysOf, writtenValue } from './write-body';
 import { markImporting, writeChunk, type ImportItem, type Refusal } from './write-objects';
 import { insertStoredRows, storedColumns } from './stored-rows';
 import { matchTargetRows } from './target-users';
@@ -112,7 +112,7 @@ function passwordField(model: ResolvedModel): string | null {
 }
 
 /** The target's ids of these objects, and those of them already as the source shows them. */
-async function targetState(ctx: CallContext, model: ResolvedModel, objects: readonly SourceObject[], origins: string[]): Promise<{ exists: Set<number>; unchanged: Set<number> }> {
+async function targetState(ctx: CallContext, model: ResolvedModel, objects: readonly SourceObject[], origins: string[], imported: ReadonlySet<ResolvedModel>): Promise<{ exists: Set<number>; unchanged: Set<number> }> {
   const ids = objects.map((o) => o.id);
   const rows = await runRows<{ id: string | number }>(ctx.knex, sql`SELECT "id" FROM ${ident(model.table)} WHERE "id" = ANY(${ids}::bigint[])`);
   const exists = new Set(rows.map((r) => Number(r.id)));
@@ -132,7 +132,7 @@ async function targetState(ctx: CallContext, model: ResolvedModel, objects: read
   const target = await targetRepresentations(ctx, model, exists);
   for (const o of objects) {
     const t = target.get(o.id);
-    if (t && !differences(model.label, withoutOrigins(o, origins) as SourceObject, withoutOrigins(t, origins) as Record<string, unknown>).length) unchanged.add(o.id);
+    if (t && !objectDifferences(model, o, t, imported, origins).length) unchanged.add(o.id);
   }
   return { exists, unchanged };
 }
@@ -254,7 +254,7 @@ export async function runImport(base: ApiContext, opts: ImportOptions): Promise<
     };
 
     if (accounts.has(model) && !opts.dryRun) report.moved_users.push(...(await matchTargetRows(ctx.knex, model, objects, await idsInHistory(model))).moved);
-    const { exists, unchanged } = await targetState(ctx, model, objects, origins);
+    const { exists, unchanged } = await targetState(ctx, model, objects, origins, imported);
     const pending = objects.filter((o) => !unchanged.has(o.id));
     counts.unchanged = objects.length - pending.length;
 
@@ -366,8 +366,7 @@ export async function runImport(base: ApiContext, opts: ImportOptions): Promise<
       for (const o of source) {
         if (refused.has(o.id)) continue;
         const t = target.get(o.id);
-        const skip = notCarried(step.model, o, imported);
-        report.differences.push(...differences(step.model.label, withoutOrigins(without(o, skip), origins) as SourceObject, t && (withoutOrigins(without(t, skip), origins) as Record<string, unknown>)));
+        report.differences.push(...objectDifferences(step.model, o, t, imported, origins));
       }
       report.differences.push(...(await traceDifferences(ctx, api, step.model, source, refused, origins)));
       opts.progress.advance(key, source.length);
@@ -394,6 +393,15 @@ function notCarried(model: ResolvedModel, o: SourceObject, imported: ReadonlySet
     if (typeof label === 'string' && (!target || !imported.has(target))) out.push(f.name);
   }
   return out;
+}
+
+/**
+ * How one object differs between source and target, hosts aside: fields Patchbay lacks (reported as such)
+ * and relations to types not carried are left out.
+ */
+function objectDifferences(model: ResolvedModel, o: SourceObject, t: Record<string, unknown> | undefined, imported: ReadonlySet<ResolvedModel>, origins: readonly string[]): Difference[] {
+  const skip = [...notCarried(model, o, imported), ...unknownKeysOf(model, o)];
+  return differences(model.label, withoutOrigins(without(o, skip), origins) as SourceObject, t && (withoutOrigins(without(t, skip), origins) as Record<string, unknown>));
 }
 
 function without<T extends Record<string, unknown>>(o: T, keys: readonly string[]): T {

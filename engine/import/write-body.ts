@@ -45,6 +45,12 @@ function knownKeys(model: ResolvedModel): Set<string> {
   return keys;
 }
 
+/** Keys of a representation that no field of the type stands for: fields Patchbay lacks, reported, not compared. */
+export function unknownKeysOf(model: ResolvedModel, o: Record<string, unknown>): string[] {
+  const known = knownKeys(model);
+  return Object.keys(o).filter((k) => !known.has(k));
+}
+
 /** The value a field is written with, from its representation. */
 export function writtenValue(field: ResolvedField, v: unknown): unknown {
   // NetBox shows a blank choice as null; written back, it is the blank it stands for.
@@ -76,8 +82,7 @@ function genericDeferred(field: ResolvedField, deferredTypes: ReadonlySet<string
 export function importBody(model: ResolvedModel, o: SourceObject, creating: boolean, deferred: ReadonlyMap<string, ReadonlySet<string> | 'all'>, imported: ReadonlySet<ResolvedModel>, selfLater: boolean, selfFields: readonly ResolvedField[], objectCustomFields: ReadonlySet<string>): ImportBody {
   const body: Record<string, unknown> = {};
   const later: Record<string, unknown> = {};
-  const known = knownKeys(model);
-  const unknownKeys = Object.keys(o).filter((k) => !known.has(k));
+  const unknownKeys = unknownKeysOf(model, o);
   for (const f of model.fieldList) {
     if (f.readOnly || f.kind === 'password' || f.kind === 'image') continue;
     if (childrenImportedApart(f, imported)) continue;
