@@ -87,9 +87,19 @@ function superuserContext(base: ApiContext): CallContext {
 }
 
 /** The values of the columns the write path sets itself: timestamps and read-only stored fields. */
+/**
+ * `created` as the type keeps it: Patchbay's contract shows most types' `created` as a date, so NetBox's
+ * timestamp is kept as its UTC date (docs/migrating-from-netbox.md says so).
+ */
+function createdAsKept(model: ResolvedModel, value: unknown): unknown {
+  if (model.timestamps !== 'date' || typeof value !== 'string' || !/T/.test(value)) return value;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? value : new Date(at).toISOString().slice(0, 10);
+}
+
 function restoredColumns(model: ResolvedModel, o: SourceObject): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  if (model.timestamps !== false && typeof o.created === 'string') out.created = o.created;
+  if (model.timestamps !== false && typeof o.created === 'string') out.created = createdAsKept(model, o.created);
   if (model.lastUpdated && typeof o.last_updated === 'string') out.last_updated = o.last_updated;
   for (const f of model.fieldList) {
     if (f.readOnly && f.column && f.kind !== 'image' && f.name in o) out[f.column] = writtenValue(f, o[f.name]);
@@ -401,7 +411,8 @@ function notCarried(model: ResolvedModel, o: SourceObject, imported: ReadonlySet
  */
 function objectDifferences(model: ResolvedModel, o: SourceObject, t: Record<string, unknown> | undefined, imported: ReadonlySet<ResolvedModel>, origins: readonly string[]): Difference[] {
   const skip = [...notCarried(model, o, imported), ...unknownKeysOf(model, o)];
-  return differences(model.label, withoutOrigins(without(o, skip), origins) as SourceObject, t && (withoutOrigins(without(t, skip), origins) as Record<string, unknown>));
+  const source = 'created' in o ? { ...o, created: createdAsKept(model, o.created) } : o;
+  return differences(model.label, withoutOrigins(without(source, skip), origins) as SourceObject, t && (withoutOrigins(without(t, skip), origins) as Record<string, unknown>));
 }
 
 function without<T extends Record<string, unknown>>(o: T, keys: readonly string[]): T {
