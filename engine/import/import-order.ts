@@ -125,10 +125,12 @@ function selfTarget(field: ResolvedField, model: ResolvedModel, o: Record<string
 /**
  * The objects of one type with every object after those it points at through a self-relation (a tree's
  * parents first). Objects in a cycle of such relations (which no tree has) come in id order; their
- * self-relation values are returned to be set in the second pass.
+ * self-relation values are returned to be set in the second pass. `linked`: whether any object of the
+ * set names another through them (else the order does not matter).
  */
-export function selfReferencesFirst<T extends Record<string, unknown> & { id: number }>(model: ResolvedModel, objects: readonly T[], selfFields: readonly ResolvedField[]): { ordered: T[]; cyclic: Set<number> } {
-  if (!selfFields.length) return { ordered: [...objects], cyclic: new Set() };
+export function selfReferencesFirst<T extends Record<string, unknown> & { id: number }>(model: ResolvedModel, objects: readonly T[], selfFields: readonly ResolvedField[]): { ordered: T[]; cyclic: Set<number>; linked: boolean } {
+  if (!selfFields.length) return { ordered: [...objects], cyclic: new Set(), linked: false };
+  let linked = false;
   const byId = new Map(objects.map((o) => [o.id, o]));
   const state = new Map<number, 'visiting' | 'done'>();
   const ordered: T[] = [];
@@ -140,6 +142,7 @@ export function selfReferencesFirst<T extends Record<string, unknown> & { id: nu
     const enter = (o: T) => {
       state.set(o.id, 'visiting');
       const next = selfFields.map((f) => selfTarget(f, model, o)).filter((id): id is number => id !== null && byId.has(id));
+      if (next.length) linked = true;
       stack.push({ o, next });
     };
     enter(start);
@@ -157,5 +160,5 @@ export function selfReferencesFirst<T extends Record<string, unknown> & { id: nu
       else if (s === undefined) enter(byId.get(id)!);
     }
   }
-  return { ordered, cyclic };
+  return { ordered, cyclic, linked };
 }

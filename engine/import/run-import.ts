@@ -3,6 +3,7 @@ import type { ResolvedModel } from '../definitions/registry-types';
 import type { ApiContext, CallContext } from '../http/api-context';
 import { isConcealed } from '../definitions/concealed-fields';
 import { runRows } from '../database/run';
+import { isRetryable } from '../database/db-errors';
 import { ident, sql } from '../sql/fragment';
 import { importOrder, importedModels, selfReferencesFirst, type TypeStep } from './import-order';
 import { importBody, unknownKeysOf, writtenValue } from './write-body';
@@ -147,6 +148,42 @@ async function targetState(ctx: CallContext, model: ResolvedModel, objects: read
   return { exists, unchanged };
 }
 
+/**
+ * Chunks written several at a time on a PostgreSQL server, so preparing one (Node's work) overlaps
+ * writing another (the server's); one at a time on the embedded database (one session) and for a tree
+ * type, whose chunks must land parents first. Concurrent chunks may deadlock on rows their triggers
+ * share (a kept sum): the one PostgreSQL aborts is written again.
+ */
+const IN_PARALLEL = 3;
+const ATTEMPTS = 4;
+
+async function eachChunk<T>(ctx: CallContext, parts: readonly T[], inOrder: boolean, write: (part: T) => Promise<void>): Promise<void> {
+  const retried = async (part: T) => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await write(part);
+      } catch (e) {
+        if (attempt >= ATTEMPTS || !isRetryable(e)) throw e;
+      }
+    }
+  };
+  const width = inOrder || ctx.embedded ? 1 : IN_PARALLEL;
+  let next = 0;
+  let failed: unknown = null;
+  const worker = async () => {
+    while (next < parts.length && failed === null) {
+      const part = parts[next++]!;
+      try {
+        await retried(part);
+      } catch (e) {
+        failed ??= e;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(width, parts.length) }, worker));
+  if (failed !== null) throw failed;
+}
+
 function chunks<T>(items: readonly T[], size: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
@@ -282,7 +319,7 @@ export async function runImport(base: ApiContext, opts: ImportOptions): Promise<
       continue;
     }
 
-    const { ordered, cyclic } = selfReferencesFirst(model, pending, step.selfFields);
+    const { ordered, cyclic, linked } = selfReferencesFirst(model, pending, step.selfFields);
     // Custom field definitions are imported before any type that has values of them (import-order.ts).
     const objectCustomFields = model.fieldList.some((f) => f.kind === 'custom_fields')
       ? new Set((await customFieldsOf(ctx.knex, registry, model)).filter((d) => d.type === 'object' || d.type === 'multiobject').map((d) => d.name))
@@ -322,11 +359,11 @@ export async function runImport(base: ApiContext, opts: ImportOptions): Promise<
 
     const key = `write ${model.label}`;
     if (items.length) opts.progress.start(key, `write ${model.label}`, items.length);
-    for (const part of chunks(items, CHUNK)) {
+    await eachChunk(ctx, chunks(items, CHUNK), linked, async (part) => {
       const outcome = await writeChunk(ctx, model, part, PASSWORD_HASHES);
       for (const r of outcome.refused) refuse(r);
       opts.progress.advance(key, part.length);
-    }
+    });
     if (items.length) opts.progress.finish(key);
     counts.created -= items.filter((i) => !i.exists && refused.has(i.id)).length;
     counts.updated -= items.filter((i) => i.exists && refused.has(i.id)).length;
@@ -342,7 +379,7 @@ export async function runImport(base: ApiContext, opts: ImportOptions): Promise<
       if (!items?.length) continue;
       const key = `link ${step.model.label}`;
       opts.progress.start(key, `link  ${step.model.label}`, items.length);
-      for (const part of chunks(items, CHUNK)) {
+      await eachChunk(ctx, chunks(items, CHUNK), false, async (part) => {
         const outcome = await writeChunk(ctx, step.model, part, PASSWORD_HASHES);
         for (const r of outcome.refused) {
           refusedIds.get(step.model)!.add(r.id);
@@ -350,7 +387,7 @@ export async function runImport(base: ApiContext, opts: ImportOptions): Promise<
           report.refused.push({ type: step.model.label, id: r.id, reason: r.reason });
         }
         opts.progress.advance(key, part.length);
-      }
+      });
       opts.progress.finish(key);
     }
     lap('second_pass');

@@ -186,6 +186,16 @@ live('the target serves the same objects under the same primary keys: device, pa
     for (const [a, b] of (imagesThere.results as Json[]).map((x, i) => [x, imagesHere.results[i] as Json])) {
       expect(await bytesAt(a!.image as string, key)).toBe(await bytesAt(b!.image as string, t.token));
     }
+    // Sequences moved past the imported ids: a new object gets an id the source never handed out.
+    const tagsHere = await getJson(source.base, t.token, '/api/extras/tags/?ordering=-id&limit=1');
+    const posted = await fetch(`${server.url}/api/extras/tags/`, {
+      method: 'POST',
+      headers: { Authorization: `Token ${key}`, 'Content-Type': 'application/json', Accept: 'application/json' },
+      body: JSON.stringify({ name: `after-import-${key.slice(0, 6)}`, slug: `after-import-${key.slice(0, 6)}` }),
+    });
+    expect(posted.status).toBe(201);
+    expect(((await posted.json()) as Json).id).toBeGreaterThan((tagsHere.results[0] as Json).id as number);
+
     const typeId = seed.ids.deviceTypes.leaf.id;
     const dtThere = await getJson(server.url, key, `/api/dcim/device-types/${typeId}/`);
     expect(await bytesAt(dtThere.front_image as string, key)).toBe(await bytesAt(seed.ids.deviceTypes.leaf.front_image as string, t.token));
