@@ -6,8 +6,8 @@ import { runImport } from './support/import-cli';
 import { embeddedTarget, type ImportTarget } from './support/import-target';
 
 /**
- * Nothing of the source is dropped silently (issue 24): a NetBox with a plugin's type and a field Patchbay
- * lacks, played by a small server speaking just enough of the dialect. The import carries what it can,
+ * Nothing of the source is dropped silently (issue 24): a NetBox with a plugin's type, a field Patchbay
+ * lacks and a token whose key it does not reveal, played by a small server speaking just enough of the dialect. The import carries what it can,
  * lists the rest in its report, and `--strict` fails instead; `--dry-run` writes nothing; bad usage and an
  * unreachable source exit 2.
  */
@@ -27,6 +27,10 @@ const SITE = {
   extra_field: 'kept only in NetBox',
 };
 
+const USER = { id: 5, display: 'bob', username: 'bob', first_name: '', last_name: '', email: '', is_staff: false, is_active: true, date_joined: '2024-01-01T00:00:00Z', last_login: null, groups: [] };
+// NetBox 3.7 with ALLOW_TOKEN_RETRIEVAL off shows no key.
+const HIDDEN_KEY_TOKEN = { id: 3, display: 'bob token', user: { id: 5, display: 'bob', username: 'bob' }, created: '2024-01-02T00:00:00Z', expires: null, last_used: null, write_enabled: true, description: '' };
+
 let server: http.Server;
 let base = '';
 let target: ImportTarget;
@@ -44,7 +48,13 @@ beforeAll(async () => {
     const list = (results: unknown[]) => send(200, { count: results.length, next: null, previous: null, results });
     switch (url.pathname) {
       case '/api/':
-        return send(200, { dcim: `${base}/api/dcim/`, plugins: `${base}/api/plugins/` });
+        return send(200, { dcim: `${base}/api/dcim/`, plugins: `${base}/api/plugins/`, users: `${base}/api/users/` });
+      case '/api/users/':
+        return send(200, { users: `${base}/api/users/users/`, tokens: `${base}/api/users/tokens/` });
+      case '/api/users/users/':
+        return list([USER]);
+      case '/api/users/tokens/':
+        return list([HIDDEN_KEY_TOKEN]);
       case '/api/dcim/':
         return send(200, { sites: `${base}/api/dcim/sites/` });
       case '/api/dcim/sites/':
@@ -78,7 +88,7 @@ test('--dry-run reads and plans, and writes nothing', async () => {
   expect(run.report!.types['dcim.site']).toMatchObject({ source: 1, target: 0, created: 1 });
 });
 
-test('a plugin type and a field Patchbay lacks are listed, the rest imported with its id and timestamps', async () => {
+test('a plugin type, a field Patchbay lacks and a token without its key are listed, the rest imported with ids and timestamps', async () => {
   const run = await runImport(['--from', base, '--token', TOKEN], target.env, report('first'));
   const r = run.report as unknown as {
     unsupported: unknown[];
@@ -87,7 +97,14 @@ test('a plugin type and a field Patchbay lacks are listed, the rest imported wit
     refused: unknown[];
     types: Record<string, { created: number; target: number }>;
   };
-  expect({ status: run.status, differences: r.differences, refused: r.refused }).toEqual({ status: 0, differences: [], refused: [] });
+  // A token whose key the source does not reveal is not carried (it would not be the same token): listed.
+  expect({ status: run.status, differences: r.differences, refused: r.refused }).toEqual({
+    status: 0,
+    differences: [],
+    refused: [{ type: 'users.token', id: 3, reason: expect.stringMatching(/^key: the source does not reveal it/) }],
+  });
+  // Passwords cannot be read: the user is carried with an unusable one, and the report says whose.
+  expect((run.report as unknown as { unusable_passwords: string[] }).unusable_passwords).toEqual(['bob']);
   expect(r.unsupported).toEqual([{ endpoint: '/api/plugins/widgets/', objects: 3, reason: 'Patchbay has no type served at plugins/widgets' }]);
   expect(r.unknown_fields).toEqual([{ type: 'dcim.site', field: 'extra_field', objects: 1 }]);
   expect(r.types['dcim.site']).toMatchObject({ created: 1, target: 1 });
