@@ -137,15 +137,25 @@ async function targetState(ctx: CallContext, model: ResolvedModel, objects: read
       sql`SELECT "t"."id" FROM ${ident(model.table)} AS "t" JOIN json_to_recordset(${JSON.stringify(stamps)}::json) AS "s"("id" bigint, "at" timestamptz) ON "s"."id" = "t"."id" WHERE "t"."last_updated" = "s"."at"`,
     );
     for (const r of same) unchanged.add(Number(r.id));
+    // Objects the source shows no last_updated for (rows older than the field) are judged as below.
+    const unstamped = objects.filter((o) => exists.has(o.id) && typeof o.last_updated !== 'string');
+    if (unstamped.length) for (const id of await sameRepresentation(ctx, model, unstamped, origins, imported)) unchanged.add(id);
     return { exists, unchanged };
   }
   // No last_updated to go by (users, groups, permissions): the representation itself.
-  const target = await targetRepresentations(ctx, model, exists);
+  for (const id of await sameRepresentation(ctx, model, objects.filter((o) => exists.has(o.id)), origins, imported)) unchanged.add(id);
+  return { exists, unchanged };
+}
+
+/** The objects whose representation on the target is already the source's. */
+async function sameRepresentation(ctx: CallContext, model: ResolvedModel, objects: readonly SourceObject[], origins: string[], imported: ReadonlySet<ResolvedModel>): Promise<number[]> {
+  const target = await targetRepresentations(ctx, model, new Set(objects.map((o) => o.id)));
+  const out: number[] = [];
   for (const o of objects) {
     const t = target.get(o.id);
-    if (t && !objectDifferences(model, o, t, imported, origins).length) unchanged.add(o.id);
+    if (t && !objectDifferences(model, o, t, imported, origins).length) out.push(o.id);
   }
-  return { exists, unchanged };
+  return out;
 }
 
 /**
@@ -448,6 +458,8 @@ function notCarried(model: ResolvedModel, o: SourceObject, imported: ReadonlySet
  */
 function objectDifferences(model: ResolvedModel, o: SourceObject, t: Record<string, unknown> | undefined, imported: ReadonlySet<ResolvedModel>, origins: readonly string[]): Difference[] {
   const skip = [...notCarried(model, o, imported), ...unknownKeysOf(model, o)];
+  // NetBox may show no timestamps for rows older than the fields; Patchbay always has them (the import's time).
+  for (const k of ['created', 'last_updated']) if (o[k] === null) skip.push(k);
   const source = 'created' in o ? { ...o, created: createdAsKept(model, o.created) } : o;
   return differences(model.label, withoutOrigins(without(source, skip), origins) as SourceObject, t && (withoutOrigins(without(t, skip), origins) as Record<string, unknown>));
 }

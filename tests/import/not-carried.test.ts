@@ -31,6 +31,9 @@ const USER = { id: 5, display: 'bob', username: 'bob', first_name: '', last_name
 // NetBox 3.7 with ALLOW_TOKEN_RETRIEVAL off shows no key.
 const HIDDEN_KEY_TOKEN = { id: 3, display: 'bob token', user: { id: 5, display: 'bob', username: 'bob' }, created: '2024-01-02T00:00:00Z', expires: null, last_used: null, write_enabled: true, description: '' };
 
+// A row older than NetBox's timestamps: it shows none.
+const OLD_SITE = { id: 8, url: '', display: 'Old', name: 'Old', slug: 'old', status: { value: 'active', label: 'Active' }, description: '', created: null, last_updated: null };
+
 let server: http.Server;
 let base = '';
 let target: ImportTarget;
@@ -58,7 +61,7 @@ beforeAll(async () => {
       case '/api/dcim/':
         return send(200, { sites: `${base}/api/dcim/sites/` });
       case '/api/dcim/sites/':
-        return list([{ ...SITE, url: `${base}/api/dcim/sites/7/` }]);
+        return list([{ ...SITE, url: `${base}/api/dcim/sites/7/` }, { ...OLD_SITE, url: `${base}/api/dcim/sites/8/` }]);
       case '/api/plugins/':
         return send(200, { widgets: `${base}/api/plugins/widgets/` });
       case '/api/plugins/widgets/':
@@ -85,7 +88,7 @@ const report = (name: string) => path.join(work.dir, `${name}.json`);
 test('--dry-run reads and plans, and writes nothing', async () => {
   const run = await runImport(['--from', base, '--token', TOKEN, '--dry-run'], target.env, report('dry'));
   expect({ status: run.status, dryRun: (run.report as unknown as { dry_run: boolean }).dry_run }).toEqual({ status: 0, dryRun: true });
-  expect(run.report!.types['dcim.site']).toMatchObject({ source: 1, target: 0, created: 1 });
+  expect(run.report!.types['dcim.site']).toMatchObject({ source: 2, target: 0, created: 2 });
 });
 
 test('a plugin type, a field Patchbay lacks and a token without its key are listed, the rest imported with ids and timestamps', async () => {
@@ -107,7 +110,7 @@ test('a plugin type, a field Patchbay lacks and a token without its key are list
   expect((run.report as unknown as { unusable_passwords: string[] }).unusable_passwords).toEqual(['bob']);
   expect(r.unsupported).toEqual([{ endpoint: '/api/plugins/widgets/', objects: 3, reason: 'Patchbay has no type served at plugins/widgets' }]);
   expect(r.unknown_fields).toEqual([{ type: 'dcim.site', field: 'extra_field', objects: 1 }]);
-  expect(r.types['dcim.site']).toMatchObject({ created: 1, target: 1 });
+  expect(r.types['dcim.site']).toMatchObject({ created: 2, target: 2 });
   expect(run.output).toMatch(/not carried: \/api\/plugins\/widgets\/ \(3 objects\)/);
   expect(run.output).toMatch(/field Patchbay lacks: dcim\.site\.extra_field/);
 });
@@ -116,6 +119,9 @@ test('--strict fails the run on what could not be carried', async () => {
   const run = await runImport(['--from', base, '--token', TOKEN, '--strict'], target.env, report('strict'));
   expect(run.status).toBe(1);
   expect(run.output).toMatch(/--strict: some of the source could not be carried/);
+  // A second run: nothing written, the site without timestamps included (judged by its representation).
+  expect(run.report!.types['dcim.site']).toMatchObject({ created: 0, updated: 0, unchanged: 2 });
+  expect(run.report!.differences).toEqual([]);
 });
 
 test('bad usage and an unreachable source exit 2 with a message', async () => {
