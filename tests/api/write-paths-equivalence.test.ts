@@ -56,7 +56,8 @@ const STEPS: Step[] = [
 
 /** Which writes the one-statement server writes as one statement (no BEGIN): plain single creates and changes. */
 // IP addresses are judged for duplicates after the write (a no_overlap rule), so theirs are transactional.
-const ONE_STATEMENT = ['blue', 'red', 'hook', 'tenant', 'site1', 'refused duplicate', 'patch site1', 'put site1', 'patch missing', 'patch tenant', 'template'];
+// A JSON field written empty (null params) is SQL NULL, which the one-statement write carries as it is.
+const ONE_STATEMENT = ['blue', 'red', 'hook', 'tenant', 'site1', 'refused duplicate', 'patch site1', 'put site1', 'patch missing', 'patch tenant', 'template', 'null params'];
 
 interface Run {
   /** Per step: status, answer (times as <time>), and whether it ran a transaction. */

@@ -96,6 +96,17 @@ function outcome(run: ImportRun) {
 }
 const CLEAN = { status: 0, signal: null, report: true, differences: [], refused: [] };
 
+/**
+ * A run that finds nothing changed on the source writes nothing: every type's line, but that the token
+ * the import reads the source with records its own use there (last_used, at most once a minute), so that
+ * one token may be updated.
+ */
+function wroteNothing(report: ImportReport) {
+  return typesWhere(report, Object.keys(report.types), (l, c) =>
+    c !== undefined && c.created === 0 && c.deleted === 0 && (c.updated === 0 || (l === 'users.token' && c.updated === 1)),
+  );
+}
+
 /** Types whose report line breaks `ok`, with the line: empty when every type keeps it. */
 function typesWhere(report: ImportReport, labels: string[], ok: (label: string, c: ImportReport['types'][string] | undefined) => boolean) {
   return labels.filter((l) => !ok(l, report.types[l])).map((l) => ({ type: l, line: report.types[l] ?? 'missing from the report' }));
@@ -138,7 +149,8 @@ live('a second run with nothing changed on the source writes nothing', async () 
   expect(outcome(run)).toEqual(CLEAN);
   const report = run.report!;
   const labels = Object.keys(report.types);
-  expect(typesWhere(report, labels, (_l, c) => c !== undefined && c.created === 0 && c.updated === 0 && c.deleted === 0 && c.unchanged === c.source && c.target === c.source)).toEqual([]);
+  expect(wroteNothing(report)).toEqual([]);
+  expect(typesWhere(report, labels, (_l, c) => c !== undefined && c.unchanged + c.updated === c.source && c.target === c.source)).toEqual([]);
   expect(typesWhere(report, carried(), (l, c) => c?.source === seed.counts[l])).toEqual([]);
 });
 
@@ -158,7 +170,7 @@ live('--sync after changes, deletions and creations on the source converges, and
 
   const again = await runImport(args('--sync'), target.env, reportFile('sync-again'));
   expect(outcome(again)).toEqual(CLEAN);
-  expect(typesWhere(again.report!, Object.keys(again.report!.types), (_l, c) => c !== undefined && c.created === 0 && c.updated === 0 && c.deleted === 0)).toEqual([]);
+  expect(wroteNothing(again.report!)).toEqual([]);
 });
 
 live('the target serves the same objects under the same primary keys: device, path, primary IP, picture', async () => {
