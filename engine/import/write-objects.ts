@@ -90,7 +90,8 @@ async function lockReferences(trx: DbTransaction, model: ResolvedModel, items: r
   for (const { body } of items) {
     for (const f of model.fieldList) {
       if (f.kind === 'generic_fk') {
-        const target = ctxModel(model, body[f.typeColumn]);
+        const label = body[f.typeColumn];
+        const target = typeof label === 'string' ? model.modelByLabel(label) : undefined;
         if (target && f.genericTargets.includes(target)) want(target, body[f.idColumn]);
       } else if ((f.kind === 'm2m' && !f.def.by_key) || f.kind === 'tags') {
         const ids = body[f.name];
@@ -105,8 +106,6 @@ async function lockReferences(trx: DbTransaction, model: ResolvedModel, items: r
   }
   return locked;
 }
-
-const ctxModel = (model: ResolvedModel, label: unknown): ResolvedModel | undefined => (typeof label === 'string' ? model.modelByLabel(label) : undefined);
 
 export async function writeChunk(ctx: CallContext, model: ResolvedModel, items: readonly ImportItem[], passwordHashes: PasswordHashes): Promise<ChunkOutcome> {
   return ctx.knex.transaction(async (trx) => {

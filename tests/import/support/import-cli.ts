@@ -2,25 +2,9 @@ import fs from 'node:fs';
 import { spawn } from 'node:child_process';
 import { BIN, ROOT, cleanEnv } from '../../cli/cli-support';
 
-/** The JSON report `patchbay import --report FILE` writes (docs: the importer's interface). */
-export interface TypeCounts {
-  source: number;
-  target: number;
-  created: number;
-  updated: number;
-  deleted: number;
-  unchanged: number;
-  refused: number;
-}
-export interface ImportReport {
-  types: Record<string, TypeCounts>;
-  refused: Array<{ type: string; id: number; reason: string }>;
-  differences: Array<{ type: string; id: number; field: string; source: unknown; target: unknown }>;
-  unusable_passwords: string[];
-  objects: number;
-  seconds: number;
-  objects_per_second: number;
-}
+/** The JSON report `patchbay import --report FILE` writes: the importer's own type, read back from the file. */
+export type { ImportReport, TypeCounts } from '../../../engine/import/run-import';
+import type { ImportReport } from '../../../engine/import/run-import';
 
 export interface ImportRun {
   status: number | null;
