@@ -73,22 +73,3 @@ export async function prepareDatabase(embedded: boolean): Promise<DatabaseTarget
   };
 }
 
-/**
- * After seeding: the statistics and visibility map autovacuum would have made by the time a database
- * of this size is queried in earnest (it had not yet run on the freshly seeded tables: counts then read
- * every heap page). PostgreSQL only: the embedded database is held by the server process, and is small.
- * Returns the seconds it took, for the report.
- */
-export async function vacuumAnalyze(target: DatabaseTarget): Promise<number | null> {
-  const url = target.connection.url;
-  if (target.embedded || !url) return null;
-  const started = performance.now();
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query('VACUUM (ANALYZE)');
-  } finally {
-    await client.end();
-  }
-  return (performance.now() - started) / 1000;
-}

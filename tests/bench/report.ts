@@ -48,7 +48,6 @@ export interface BenchRun {
   serverLog: string;
   seconds: number;
   /** Seconds the VACUUM (ANALYZE) after seeding took (PostgreSQL); null when not run. */
-  vacuumSeconds: number | null;
 }
 
 /** 1,234.5 as the baseline writes numbers; a dash for what was not measured. */
@@ -137,7 +136,7 @@ export function renderReport(run: BenchRun): string {
     out.push(`  - seed: ${num(seed.totalObjects, 0)} objects in ${num(seed.totalSeconds)} s = ${num(seed.totalObjects / seed.totalSeconds)} obj/s `
       + `(bulk POST batches of 250; NetBox ${num(NETBOX_SEED_TOTAL_OBJ_PER_SEC)} obj/s)`);
   }
-  if (run.vacuumSeconds !== null) out.push(`  - then VACUUM (ANALYZE), as autovacuum would leave the seeded tables: ${num(run.vacuumSeconds)} s`);
+  out.push('  - then straight to the scenarios: no manual ANALYZE or VACUUM; statistics are the server\'s own maintenance (docs/maintenance.md)');
   out.push(`  - whole run: ${num(run.seconds, 0)} s`, '');
   out.push(...scenarioTable(run), '');
   if (run.skipped.length) {

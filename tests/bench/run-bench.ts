@@ -1,7 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { ApiClient, isObject } from './http-client';
-import { prepareDatabase, vacuumAnalyze, type DatabaseTarget } from './database-target';
+import { prepareDatabase, type DatabaseTarget } from './database-target';
 import { discoverEndpoints } from './discover';
 import { shapeFor } from './data-shape';
 import { runLoad, type LoadPoint } from './load';
@@ -168,7 +168,7 @@ export async function runBench(args: string[]): Promise<number> {
   const t0 = performance.now();
   const run: BenchRun = {
     startedAt, baseUrl: '', server: 'patchbay', database: '', machine: machine(), settings: settings(opts),
-    seed: null, scenarios: [], skipped: [], writes: [], rawWrites: [], failures: [], serverErrors: [], serverLog: '', seconds: 0, vacuumSeconds: null,
+    seed: null, scenarios: [], skipped: [], writes: [], rawWrites: [], failures: [], serverErrors: [], serverLog: '', seconds: 0,
   };
   const stamp = startedAt.toISOString().replace(/:/g, '-').replace(/\.\d+Z$/, 'Z');
   const serverLog = path.join(ROOT, 'test-output', `bench-${stamp}-server.log`);
@@ -190,9 +190,6 @@ export async function runBench(args: string[]): Promise<number> {
     const shape = shapeFor(opts.scale, { ipAddresses: opts.ips, prefixes24: opts.prefixes });
     run.seed = await seed(api, endpoints, shape, log);
     for (const r of run.seed.rows) if (r.error) run.failures.push(`seed ${r.type}: ${r.error}`);
-    const vacuumed = await vacuumAnalyze(target);
-    if (vacuumed !== null) log(`bench: VACUUM (ANALYZE) after seeding: ${vacuumed.toFixed(1)} s`);
-    run.vacuumSeconds = vacuumed;
     const seeded = run.seed.ids;
     const ctx: ScenarioContext = { shape, ids: (ep) => seeded.get(ep) ?? [] };
 
