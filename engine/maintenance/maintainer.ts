@@ -2,6 +2,8 @@ import type { Db } from '../database/db';
 import { outsideRequestScope } from '../database/request-scope';
 import { ident, sql } from '../sql/fragment';
 import { needsAnalyze, needsVacuum, type AutovacuumRule } from './autovacuum-rule';
+import { IndexChurn } from './index-churn';
+import { indexChurnOf, needsReindex } from './reindex-rule';
 import { readTableStats } from './table-stats';
 import { WriteCounts, type WriteKind } from './write-counts';
 
@@ -19,6 +21,11 @@ export interface MaintainerOptions {
    * counts and periodically; otherwise it only analyzes after this process's own large writes.
    */
   vacuums: boolean;
+  /**
+   * The embedded database: one session, so its indexes are rebuilt with a plain REINDEX (CONCURRENTLY
+   * would take longer and block that session all the same); on PostgreSQL, REINDEX ... CONCURRENTLY.
+   */
+  embedded: boolean;
   intervalMs: number;
   log: (line: string) => void;
 }
@@ -38,6 +45,9 @@ interface Job {
   table: string;
   analyze: boolean;
   vacuum: boolean;
+  /** Rebuild the table's indexes (after its VACUUM, if any); indexChurn is the catalog's count it was judged on. */
+  reindex: boolean;
+  indexChurn: number;
   weight: number;
 }
 
@@ -49,6 +59,7 @@ interface Job {
  */
 export class Maintainer implements WriteNotes {
   private readonly counts: WriteCounts;
+  private readonly churn = new IndexChurn();
   private pending: NodeJS.Timeout | undefined;
   private periodic: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
@@ -136,13 +147,20 @@ export class Maintainer implements WriteNotes {
       const changed = vacuums ? Math.max(local.changed, s.modSinceAnalyze) : local.changed;
       const dead = Math.max(local.dead, s.deadRows);
       const inserted = Math.max(local.inserted, s.insertedSinceVacuum);
-      const job = { table: s.table, analyze: needsAnalyze(rule, changed, s.reltuples), vacuum: vacuums && needsVacuum(rule, dead, inserted, s.reltuples), weight: changed + dead };
-      if (job.analyze || job.vacuum) jobs.push(job);
+      // Only where Patchbay vacuums: beside autovacuum, index upkeep stays the operator's.
+      const reindex = vacuums && needsReindex(rule, indexChurnOf(this.churn.since(s.table, s.indexChurn), local.replaced, s.nonHotShare), s.reltuples);
+      const job = { table: s.table, analyze: needsAnalyze(rule, changed, s.reltuples), vacuum: vacuums && needsVacuum(rule, dead, inserted, s.reltuples), reindex, indexChurn: s.indexChurn, weight: changed + dead };
+      if (job.analyze || job.vacuum || job.reindex) jobs.push(job);
     }
     return jobs.sort((a, b) => b.weight - a.weight);
   }
 
   private async run(job: Job): Promise<void> {
+    if (job.analyze || job.vacuum) await this.analyzeOrVacuum(job);
+    if (job.reindex) await this.reindex(job);
+  }
+
+  private async analyzeOrVacuum(job: Job): Promise<void> {
     const table = ident(job.table);
     const statement = job.vacuum ? (job.analyze ? sql`VACUUM (ANALYZE) ${table}` : sql`VACUUM ${table}`) : sql`ANALYZE ${table}`;
     try {
@@ -158,6 +176,25 @@ export class Maintainer implements WriteNotes {
       // per threshold crossed, not after every write.
       if (job.analyze) this.counts.analyzed(job.table);
       if (job.vacuum) this.counts.vacuumed(job.table);
+    }
+  }
+
+  /**
+   * Rebuilds the table's indexes, which VACUUM cannot shrink (a GIN entry tree keeps every key it ever
+   * held). CONCURRENTLY on PostgreSQL, so writes to the table go on meanwhile; like VACUUM it runs outside
+   * any transaction block and leaves no session state.
+   */
+  private async reindex(job: Job): Promise<void> {
+    const table = ident(job.table);
+    const statement = this.opts.embedded ? sql`REINDEX TABLE ${table}` : sql`REINDEX TABLE CONCURRENTLY ${table}`;
+    try {
+      await this.opts.db.run(statement.toPositional());
+    } catch (e) {
+      this.opts.log(`maintenance: REINDEX of ${job.table} failed: ${(e as Error).message}`);
+    } finally {
+      // As for VACUUM: a rebuild that keeps failing is tried once per round of churn, not every pass.
+      this.churn.rebuilt(job.table, job.indexChurn);
+      this.counts.rebuilt(job.table);
     }
   }
 }

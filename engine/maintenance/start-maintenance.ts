@@ -20,7 +20,7 @@ export interface MaintenanceStart {
 export async function startMaintenance(s: MaintenanceStart): Promise<Maintainer | null> {
   if (!s.config.maintenance) return null;
   const autovacuum = s.embedded ? false : await autovacuumRuns(s.db);
-  const maintainer = new Maintainer({ db: s.db, rule: await readAutovacuumRule(s.db), vacuums: !autovacuum, intervalMs: s.config.maintenanceIntervalMs, log: s.log });
+  const maintainer = new Maintainer({ db: s.db, rule: await readAutovacuumRule(s.db), vacuums: !autovacuum, embedded: s.embedded, intervalMs: s.config.maintenanceIntervalMs, log: s.log });
   maintainer.start();
   return maintainer;
 }

@@ -1,8 +1,9 @@
 /**
  * Issue 25: updates that change indexed columns leave dead heap rows and dead index entries that page
  * pruning cannot reclaim. Where no autovacuum runs (the embedded database always; a PostgreSQL server with
- * autovacuum off), Patchbay's maintenance vacuums by autovacuum's rule, so the space is reused and the
- * table stays within twice the size a VACUUM FULL leaves (with its indexes, four times: see the test).
+ * autovacuum off), Patchbay's maintenance vacuums by autovacuum's rule, so the space is reused, and rebuilds
+ * the indexes once half the table's rows have had their index entries replaced (engine/maintenance/
+ * reindex-rule.ts), so the table with its indexes stays within twice the size a VACUUM FULL leaves.
  */
 import { startTestApp, TEST_DATABASE_URL, type TestApp } from '../support/test-app';
 import { addressOf, seedAddresses } from './support';
@@ -25,7 +26,7 @@ afterAll(async () => {
 /** The table's main fork, and the table with its indexes (pg_total_relation_size). */
 const sizes = async () => (await t.knex.raw<{ heap: number; total: number }>(`SELECT pg_relation_size('ipam_ipaddress')::float8 AS "heap", pg_total_relation_size('ipam_ipaddress')::float8 AS "total"`)).rows[0]!;
 
-test('after 10,000 updates of indexed columns across 1,000 addresses the table stays within twice its compacted size, with its indexes within four times', async () => {
+test('after 10,000 updates of indexed columns across 1,000 addresses the table and its indexes stay within twice their compacted size', async () => {
   // With autovacuum running, reclaiming is its work and its timing, not Patchbay's: nothing of ours to test.
   // On a PostgreSQL server the other sessions of the same database (CI runs two test files at once in one
   // database) hold back the horizon VACUUM may reclaim below, so the sizes there depend on whatever else runs:
@@ -43,10 +44,13 @@ test('after 10,000 updates of indexed columns across 1,000 addresses the table s
   const after = await sizes();
   await t.knex.raw('VACUUM FULL "ipam_ipaddress"');
   const compacted = await sizes();
-  // Jest's messages give the sizes in bytes. The heap must stay within twice its compacted size. The
-  // indexes are held to 4x, not 2x: VACUUM makes a GIN (trigram) index's freed space reusable but never
-  // compacts it, and a two-page B-tree that grew to five is already 2.5x (measured with maintenance:
-  // 2.8x PostgreSQL, 3.1x embedded; without it 13x, the heap 4x).
+  // Jest's messages give the sizes in bytes. VACUUM alone keeps the heap within 2x but not the indexes: it
+  // makes a GIN (trigram) index's freed space reusable but never removes a key from its entry tree, so the
+  // total grew to 2.1-3.1x (13x without maintenance); the rebuilds bring it back. Measured on the embedded
+  // database (total after / after VACUUM FULL): 1.26-1.71x at the end over five runs, 1.76-1.88x at the
+  // largest between requests; the heap 1.3-1.4x. What stays over 1x after a rebuild is fixed per relation and large beside
+  // a 1,000-row table's two- to five-page indexes: a vacuumed index's 3-page free space map, a B-tree's
+  // first splits. Rebuilding after a whole table's rows (scale 1.0) peaked at 1.97x.
   expect(after.heap).toBeLessThanOrEqual(2 * compacted.heap);
-  expect(after.total).toBeLessThanOrEqual(4 * compacted.total);
+  expect(after.total).toBeLessThanOrEqual(2 * compacted.total);
 }, 600_000);
