@@ -45,7 +45,7 @@ interface Job {
   table: string;
   analyze: boolean;
   vacuum: boolean;
-  /** Rebuild the table's indexes (after its VACUUM, if any); indexChurn is the catalog's count it was judged on. */
+  /** Rebuild the table's indexes (after its VACUUM, if any); indexChurn is the churn since the last rebuild it was judged on. */
   reindex: boolean;
   indexChurn: number;
   weight: number;
@@ -148,8 +148,9 @@ export class Maintainer implements WriteNotes {
       const dead = Math.max(local.dead, s.deadRows);
       const inserted = Math.max(local.inserted, s.insertedSinceVacuum);
       // Only where Patchbay vacuums: beside autovacuum, index upkeep stays the operator's.
-      const reindex = vacuums && needsReindex(rule, indexChurnOf(this.churn.since(s.table, s.indexChurn), local.replaced, s.nonHotShare), s.reltuples);
-      const job = { table: s.table, analyze: needsAnalyze(rule, changed, s.reltuples), vacuum: vacuums && needsVacuum(rule, dead, inserted, s.reltuples), reindex, indexChurn: s.indexChurn, weight: changed + dead };
+      const indexChurn = vacuums ? indexChurnOf(this.churn.since(s.table, s.indexChurn), local.replaced, s.nonHotShare) : 0;
+      const reindex = vacuums && needsReindex(rule, indexChurn, s.reltuples);
+      const job = { table: s.table, analyze: needsAnalyze(rule, changed, s.reltuples), vacuum: vacuums && needsVacuum(rule, dead, inserted, s.reltuples), reindex, indexChurn, weight: changed + dead };
       if (job.analyze || job.vacuum || job.reindex) jobs.push(job);
     }
     return jobs.sort((a, b) => b.weight - a.weight);
