@@ -11,7 +11,7 @@ import { isConcealed } from '../definitions/concealed-fields';
 import { naturalKey } from '../definitions/natural-key';
 import type { Form } from './forms';
 import type { ReaderAccess, Rows } from './reader-access';
-import { anyPeerName, firstPointingName, onePerObject } from './pointing-rows';
+import { anyPeerName, firstPointingName, linkRowName, onePerObject } from './pointing-rows';
 
 export type { Form };
 
@@ -318,9 +318,9 @@ export class JsonCompiler {
       case 'children':
         return this.children(f, alias, depth + 1);
       case 'reverse_generic':
-        return this.reverseGeneric(f, this.pointingAt(f, alias, depth), depth + 1);
+        return this.reverseGeneric(f, this.pointingAt(f, alias, depth + 1), depth + 1);
       case 'link_peers':
-        return this.linkPeers(f, alias, this.pointingAt(f, alias, depth), depth + 1);
+        return this.linkPeers(f, alias, this.pointingAt(f, alias, depth + 1), depth + 1);
       case 'config_context':
         return configContextJson(this.registry, f, alias);
       case 'custom_fields':
@@ -529,7 +529,7 @@ export class JsonCompiler {
    * cable fields, its four path fields), where each field would otherwise probe the table again on its own.
    */
   private pointingAt(f: ReverseField, alias: string, depth: number): Pointing {
-    if (this.opts.hoistFrom && alias === TOP && depth === 0) return this.sharedPointing(f);
+    if (this.onListRow(alias, depth)) return this.sharedPointing(f);
     const h = this.alias('h');
     const mine = this.pointing(f, alias, h);
     return {
@@ -566,6 +566,26 @@ export class JsonCompiler {
     return { first: (read) => sql`CASE WHEN ${found} THEN ${read(lr)} END`, exists: sql`(${found})`, anyPeer };
   }
 
+  /** Whether a field's representation at `depth` (the field's own: one below its object's) is of a list page's top-level row. */
+  private onListRow(alias: string, depth: number): boolean {
+    return this.opts.hoistFrom !== undefined && alias === TOP && depth === 1;
+  }
+
+  /**
+   * Whether a row of a link_peers field's or_link model (a wireless link) joins the object: on a list page's
+   * row, one read shared by link_peers and link_peers_type; elsewhere an EXISTS over `linkFrom`.
+   */
+  private linkRowExists(orLink: NonNullable<ReverseField['reverse']['orLink']>, alias: string, depth: number, linkFrom: Sql): Sql {
+    if (!this.onListRow(alias, depth)) return sql`EXISTS (SELECT 1 ${linkFrom})`;
+    const lw = linkRowName(orLink.model.table, orLink.a.column, orLink.b.column);
+    if (!this.hoisted.has(lw)) {
+      const l = this.alias('l');
+      const joins = sql`${column(l, orLink.a.column)} = ${column(TOP, 'id')} OR ${column(l, orLink.b.column)} = ${column(TOP, 'id')}`;
+      this.hoisted.set(lw, { join: sql`LEFT JOIN LATERAL (SELECT ${column(l, 'id')} FROM ${ident(orLink.model.table)} AS ${ident(l)} WHERE ${joins} LIMIT 1) AS ${ident(lw)} ON TRUE` });
+    }
+    return sql`(${column(lw, 'id')} IS NOT NULL)`;
+  }
+
   private reverseGeneric(f: ReverseField, rows: Pointing, depth: number): Sql {
     if (f.def.as === 'exists') return rows.exists;
     const pick = f.reverse.pick;
@@ -599,7 +619,7 @@ export class JsonCompiler {
     switch (f.def.as) {
       case 'type': {
         const cabled = rows.first((h) => sql`(SELECT ${column(p, via.typeColumn)} ${this.peersFrom(f, h, p)} ORDER BY ${column(p, 'id')} LIMIT 1)`);
-        return linkFrom ? sql`coalesce(${cabled}, CASE WHEN EXISTS (SELECT 1 ${linkFrom}) THEN ${f.model.label}::text END)` : cabled;
+        return linkFrom && orLink ? sql`coalesce(${cabled}, CASE WHEN ${this.linkRowExists(orLink, alias, depth, linkFrom)} THEN ${f.model.label}::text END)` : cabled;
       }
       case 'reachable': {
         // A flag this object's own row holds (a path's origin: complete and active), null without a row; else whether a peer exists.
@@ -618,7 +638,12 @@ export class JsonCompiler {
         return sql`CASE WHEN ${rows.exists} THEN ${this.record([['value', anyPeer], ['label', sql`CASE WHEN ${anyPeer} THEN 'Connected' ELSE 'Not Connected' END`]])} END`;
       }
       default:
-        if (linkFrom && otherEnd) return sql`coalesce(${peers}, ${this.array(this.viewedById(f.model, otherEnd, depth), linkFrom, column(l, 'id'))})`;
+        if (linkFrom && otherEnd && orLink) {
+          const across = this.array(this.viewedById(f.model, otherEnd, depth), linkFrom, column(l, 'id'));
+          // On a list page, the array is read only for the rows a link joins: the shared test answers for the others.
+          if (this.onListRow(alias, depth)) return sql`coalesce(${peers}, CASE WHEN ${this.linkRowExists(orLink, alias, depth, linkFrom)} THEN ${across} ELSE '[]'::json END)`;
+          return sql`coalesce(${peers}, ${across})`;
+        }
         return sql`coalesce(${peers}, '[]'::json)`;
     }
   }

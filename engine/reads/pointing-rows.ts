@@ -26,6 +26,11 @@ export function anyPeerName(f: ReverseField): string {
   return sqlName('lp', ...parts(f), group?.column ?? '', side?.column ?? '');
 }
 
+/** Whether a link row (a wireless link, columns a and b) joins the page row. */
+export function linkRowName(table: string, a: string, b: string): string {
+  return sqlName('lw', table, a, b);
+}
+
 /**
  * Whether at most one row of the holder points at any object (a cable termination: one per object, by its
  * unique rule), so that what holds for the first row holds for every one. The `where` conditions only
