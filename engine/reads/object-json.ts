@@ -519,8 +519,13 @@ export class JsonCompiler {
 
   /** The row of another model whose generic relation points at this object (the first, by id). */
   private pointing(f: ReverseField, alias: string, h: string): Sql {
-    const { model: holder, via, where } = f.reverse;
-    return sql`FROM ${ident(holder.table)} AS ${ident(h)} WHERE ${and([sql`${column(h, via.typeColumn)} = ${f.model.label}::text AND ${column(h, via.idColumn)} = ${column(alias, 'id')}`, ...this.where(h, where)])}`;
+    return sql`FROM ${ident(f.reverse.model.table)} AS ${ident(h)} WHERE ${this.pointsAt(f, alias, h)}`;
+  }
+
+  /** The condition of pointing(): the holder row aliased `h` points at the object aliased `alias`. */
+  private pointsAt(f: ReverseField, alias: string, h: string): Sql {
+    const { via, where } = f.reverse;
+    return and([sql`${column(h, via.typeColumn)} = ${f.model.label}::text AND ${column(h, via.idColumn)} = ${column(alias, 'id')}`, ...this.where(h, where)]);
   }
 
   /**
@@ -544,7 +549,12 @@ export class JsonCompiler {
     const lr = firstPointingName(f);
     if (!this.hoisted.has(lr)) {
       const h = this.alias('h');
-      this.hoisted.set(lr, { join: sql`LEFT JOIN LATERAL (SELECT ${ident(h)}.* ${this.pointing(f, TOP, h)} ORDER BY ${column(h, 'id')} LIMIT 1) AS ${ident(lr)} ON TRUE` });
+      // One row per object (a cable termination): a plain join finds it, and the planner may read the table once
+      // for the page rather than probe it per row. Otherwise the first by id, per row, as the per-field form reads it.
+      const join = onePerObject(f)
+        ? sql`LEFT JOIN ${ident(f.reverse.model.table)} AS ${ident(lr)} ON ${this.pointsAt(f, TOP, lr)}`
+        : sql`LEFT JOIN LATERAL (SELECT ${ident(h)}.* ${this.pointing(f, TOP, h)} ORDER BY ${column(h, 'id')} LIMIT 1) AS ${ident(lr)} ON TRUE`;
+      this.hoisted.set(lr, { join });
     }
     const found = sql`${column(lr, 'id')} IS NOT NULL`;
     const anyPeer = (): Sql => {
