@@ -11,6 +11,7 @@ import { isConcealed } from '../definitions/concealed-fields';
 import { naturalKey } from '../definitions/natural-key';
 import type { Form } from './forms';
 import type { ReaderAccess, Rows } from './reader-access';
+import { anyPeerName, firstPointingName, linkRowName, onePerObject } from './pointing-rows';
 
 export type { Form };
 
@@ -45,8 +46,19 @@ export interface CompileOptions {
  * the planner picks, each object is built once.
  */
 export interface HoistedRelation {
-  rows: Sql;
+  /** Absent: the join reads the rows itself, once per page row (a LATERAL sub-select: the rows pointing at it). */
+  rows?: Sql;
   join: Sql;
+}
+
+/** The rows of a reverse relation pointing at one object (its cable termination), as the fields reading them use them. */
+interface Pointing {
+  /** `read` of the first of them by id (its alias given); NULL when there is none. */
+  first: (read: (h: string) => Sql) => Sql;
+  /** Whether there is one. */
+  exists: Sql;
+  /** Whether one of them has a peer across its group (link_peers' group, on another side). */
+  anyPeer: () => Sql;
 }
 
 /** The top-level row's alias, in every statement a representation is compiled for. */
@@ -306,9 +318,9 @@ export class JsonCompiler {
       case 'children':
         return this.children(f, alias, depth + 1);
       case 'reverse_generic':
-        return this.reverseGeneric(f, alias, depth + 1);
+        return this.reverseGeneric(f, this.pointingAt(f, alias, depth + 1), depth + 1);
       case 'link_peers':
-        return this.linkPeers(f, alias, depth + 1);
+        return this.linkPeers(f, alias, this.pointingAt(f, alias, depth + 1), depth + 1);
       case 'config_context':
         return configContextJson(this.registry, f, alias);
       case 'custom_fields':
@@ -507,36 +519,108 @@ export class JsonCompiler {
 
   /** The row of another model whose generic relation points at this object (the first, by id). */
   private pointing(f: ReverseField, alias: string, h: string): Sql {
-    const { model: holder, via, where } = f.reverse;
-    return sql`FROM ${ident(holder.table)} AS ${ident(h)} WHERE ${and([sql`${column(h, via.typeColumn)} = ${f.model.label}::text AND ${column(h, via.idColumn)} = ${column(alias, 'id')}`, ...this.where(h, where)])}`;
+    return sql`FROM ${ident(f.reverse.model.table)} AS ${ident(h)} WHERE ${this.pointsAt(f, alias, h)}`;
   }
 
-  private reverseGeneric(f: ReverseField, alias: string, depth: number): Sql {
+  /** The condition of pointing(): the holder row aliased `h` points at the object aliased `alias`. */
+  private pointsAt(f: ReverseField, alias: string, h: string): Sql {
+    const { via, where } = f.reverse;
+    return and([sql`${column(h, via.typeColumn)} = ${f.model.label}::text AND ${column(h, via.idColumn)} = ${column(alias, 'id')}`, ...this.where(h, where)]);
+  }
+
+  /**
+   * The rows pointing at the object aliased `alias`. In a list (hoistFrom), at the top level, the first of them
+   * is read once per page row by a LATERAL join every field of the same relation shares (a component's five
+   * cable fields, its four path fields), where each field would otherwise probe the table again on its own.
+   */
+  private pointingAt(f: ReverseField, alias: string, depth: number): Pointing {
+    if (this.onListRow(alias, depth)) return this.sharedPointing(f);
     const h = this.alias('h');
-    const from = this.pointing(f, alias, h);
-    if (f.def.as === 'exists') return sql`EXISTS (SELECT 1 ${from})`;
+    const mine = this.pointing(f, alias, h);
+    return {
+      first: (read) => sql`(SELECT ${read(h)} ${mine} ORDER BY ${column(h, 'id')} LIMIT 1)`,
+      exists: sql`EXISTS (SELECT 1 ${mine})`,
+      anyPeer: () => sql`EXISTS (SELECT 1 ${mine} AND EXISTS (SELECT 1 ${this.peersFrom(f, h, this.alias('p'))}))`,
+    };
+  }
+
+  /** pointingAt for a list's top-level row: relations joined to the page, named by what they read (pointing-rows.ts). */
+  private sharedPointing(f: ReverseField): Pointing {
+    const lr = firstPointingName(f);
+    if (!this.hoisted.has(lr)) {
+      const h = this.alias('h');
+      // One row per object (a cable termination): a plain join finds it, and the planner may read the table once
+      // for the page rather than probe it per row. Otherwise the first by id, per row, as the per-field form reads it.
+      const join = onePerObject(f)
+        ? sql`LEFT JOIN ${ident(f.reverse.model.table)} AS ${ident(lr)} ON ${this.pointsAt(f, TOP, lr)}`
+        : sql`LEFT JOIN LATERAL (SELECT ${ident(h)}.* ${this.pointing(f, TOP, h)} ORDER BY ${column(h, 'id')} LIMIT 1) AS ${ident(lr)} ON TRUE`;
+      this.hoisted.set(lr, { join });
+    }
+    const found = sql`${column(lr, 'id')} IS NOT NULL`;
+    const anyPeer = (): Sql => {
+      const lp = anyPeerName(f);
+      if (!this.hoisted.has(lp)) {
+        const p = this.alias('p');
+        // One row per object: its peers are those of the first row. Otherwise any row's count, as the per-field form asks.
+        let test: Sql;
+        if (onePerObject(f)) test = sql`EXISTS (SELECT 1 ${this.peersFrom(f, lr, p)})`;
+        else {
+          const h = this.alias('h');
+          test = sql`EXISTS (SELECT 1 ${this.pointing(f, TOP, h)} AND EXISTS (SELECT 1 ${this.peersFrom(f, h, p)}))`;
+        }
+        // Evaluated once per row, for connection_status (twice), connected_endpoints and _reachable alike.
+        this.hoisted.set(lp, { join: sql`LEFT JOIN LATERAL (SELECT ${test} AS "v") AS ${ident(lp)} ON TRUE` });
+      }
+      return column(lp, 'v');
+    };
+    return { first: (read) => sql`CASE WHEN ${found} THEN ${read(lr)} END`, exists: sql`(${found})`, anyPeer };
+  }
+
+  /** Whether a field's representation at `depth` (the field's own: one below its object's) is of a list page's top-level row. */
+  private onListRow(alias: string, depth: number): boolean {
+    return this.opts.hoistFrom !== undefined && alias === TOP && depth === 1;
+  }
+
+  /**
+   * Whether a row of a link_peers field's or_link model (a wireless link) joins the object: on a list page's
+   * row, one read shared by link_peers and link_peers_type; elsewhere an EXISTS over `linkFrom`.
+   */
+  private linkRowExists(orLink: NonNullable<ReverseField['reverse']['orLink']>, alias: string, depth: number, linkFrom: Sql): Sql {
+    if (!this.onListRow(alias, depth)) return sql`EXISTS (SELECT 1 ${linkFrom})`;
+    const lw = linkRowName(orLink.model.table, orLink.a.column, orLink.b.column);
+    if (!this.hoisted.has(lw)) {
+      const l = this.alias('l');
+      const joins = sql`${column(l, orLink.a.column)} = ${column(TOP, 'id')} OR ${column(l, orLink.b.column)} = ${column(TOP, 'id')}`;
+      this.hoisted.set(lw, { join: sql`LEFT JOIN LATERAL (SELECT ${column(l, 'id')} FROM ${ident(orLink.model.table)} AS ${ident(l)} WHERE ${joins} LIMIT 1) AS ${ident(lw)} ON TRUE` });
+    }
+    return sql`(${column(lw, 'id')} IS NOT NULL)`;
+  }
+
+  private reverseGeneric(f: ReverseField, rows: Pointing, depth: number): Sql {
+    if (f.def.as === 'exists') return rows.exists;
     const pick = f.reverse.pick;
-    if (!pick) return sql`(SELECT ${column(h, 'id')} ${from} ORDER BY ${column(h, 'id')} LIMIT 1)`;
+    if (!pick) return rows.first((h) => column(h, 'id'));
     // The object the attaching row names (a component's cable) is along a link too: shown as link peers are.
-    if (pick.kind === 'fk') return sql`(SELECT ${this.viewedById(pick.target, column(h, pick.column), depth)} ${from} ORDER BY ${column(h, 'id')} LIMIT 1)`;
+    if (pick.kind === 'fk') return rows.first((h) => this.viewedById(pick.target, column(h, pick.column), depth));
     if (!hasColumn(pick)) throw new Error(`${f.model.label}.${f.name}: picks ${pick.name}, which has no column`);
-    const v = sql`(SELECT ${storedValue(pick, h)} ${from} ORDER BY ${column(h, 'id')} LIMIT 1)`;
+    const v = rows.first((h) => storedValue(pick, h));
     return pick.nullable ? v : sql`coalesce(${v}, '')`;
   }
 
-  /** The objects at the other end of this object's link (the interfaces across its cable). */
-  private linkPeers(f: ReverseField, alias: string, depth: number): Sql {
-    const { model: holder, via, group, side } = f.reverse;
+  /** The rows across the link from the holder row aliased `h`: its group (the cable), on another side. */
+  private peersFrom(f: ReverseField, h: string, p: string): Sql {
+    const { model: holder, group, side } = f.reverse;
     if (!group?.column || !side?.column) throw new Error(`${f.model.label}.${f.name}: link_peers needs stored group and side fields`);
-    const h = this.alias('h');
+    return sql`FROM ${ident(holder.table)} AS ${ident(p)} WHERE ${column(p, group.column)} = ${column(h, group.column)} AND ${column(p, side.column)} IS DISTINCT FROM ${column(h, side.column)}`;
+  }
+
+  /** The objects at the other end of this object's link (the interfaces across its cable). */
+  private linkPeers(f: ReverseField, alias: string, rows: Pointing, depth: number): Sql {
+    const { via } = f.reverse;
     const p = this.alias('p');
-    const mine = this.pointing(f, alias, h);
-    const peersFrom = sql`FROM ${ident(holder.table)} AS ${ident(p)} WHERE ${column(p, group.column)} = ${column(h, group.column)} AND ${column(p, side.column)} IS DISTINCT FROM ${column(h, side.column)}`;
     const peerObject = this.viewedObject(via, column(p, via.typeColumn), column(p, via.idColumn), depth);
     // This object's own row first (the one pointing at it), then its peers across the group.
-    const peers = sql`(SELECT ${this.array(peerObject, peersFrom, column(p, 'id'))} ${mine} ORDER BY ${column(h, 'id')} LIMIT 1)`;
-    const linked = sql`EXISTS (SELECT 1 ${mine})`;
-    const anyPeer = sql`EXISTS (SELECT 1 ${mine} AND EXISTS (SELECT 1 ${peersFrom}))`;
+    const peers = rows.first((h) => this.array(peerObject, this.peersFrom(f, h, p), column(p, 'id')));
     const orLink = f.reverse.orLink;
     // Without a row of `of` (no cable), the other end of a link row joining this object (a wireless link).
     const l = this.alias('l');
@@ -544,22 +628,32 @@ export class JsonCompiler {
     const otherEnd = orLink ? sql`CASE WHEN ${column(l, orLink.a.column)} = ${column(alias, 'id')} THEN ${column(l, orLink.b.column)} ELSE ${column(l, orLink.a.column)} END` : null;
     switch (f.def.as) {
       case 'type': {
-        const cabled = sql`(SELECT (SELECT ${column(p, via.typeColumn)} ${peersFrom} ORDER BY ${column(p, 'id')} LIMIT 1) ${mine} ORDER BY ${column(h, 'id')} LIMIT 1)`;
-        return linkFrom ? sql`coalesce(${cabled}, CASE WHEN EXISTS (SELECT 1 ${linkFrom}) THEN ${f.model.label}::text END)` : cabled;
+        const cabled = rows.first((h) => sql`(SELECT ${column(p, via.typeColumn)} ${this.peersFrom(f, h, p)} ORDER BY ${column(p, 'id')} LIMIT 1)`);
+        return linkFrom && orLink ? sql`coalesce(${cabled}, CASE WHEN ${this.linkRowExists(orLink, alias, depth, linkFrom)} THEN ${f.model.label}::text END)` : cabled;
       }
       case 'reachable': {
         // A flag this object's own row holds (a path's origin: complete and active), null without a row; else whether a peer exists.
         const pick = f.reverse.pick;
-        if (pick?.column) return sql`(SELECT ${column(h, pick.column)} ${mine} ORDER BY ${column(h, 'id')} LIMIT 1)`;
-        return sql`CASE WHEN ${anyPeer} THEN TRUE END`;
+        if (pick?.column) {
+          const flag = pick.column;
+          return rows.first((h) => column(h, flag));
+        }
+        return sql`CASE WHEN ${rows.anyPeer()} THEN TRUE END`;
       }
       case 'endpoints':
         // NetBox's connected_endpoints: null unless there is something at the far end (a complete path).
-        return sql`CASE WHEN ${anyPeer} THEN ${peers} END`;
-      case 'status':
-        return sql`CASE WHEN ${linked} THEN ${this.record([['value', anyPeer], ['label', sql`CASE WHEN ${anyPeer} THEN 'Connected' ELSE 'Not Connected' END`]])} END`;
+        return sql`CASE WHEN ${rows.anyPeer()} THEN ${peers} END`;
+      case 'status': {
+        const anyPeer = rows.anyPeer();
+        return sql`CASE WHEN ${rows.exists} THEN ${this.record([['value', anyPeer], ['label', sql`CASE WHEN ${anyPeer} THEN 'Connected' ELSE 'Not Connected' END`]])} END`;
+      }
       default:
-        if (linkFrom && otherEnd) return sql`coalesce(${peers}, ${this.array(this.viewedById(f.model, otherEnd, depth), linkFrom, column(l, 'id'))})`;
+        if (linkFrom && otherEnd && orLink) {
+          const across = this.array(this.viewedById(f.model, otherEnd, depth), linkFrom, column(l, 'id'));
+          // On a list page, the array is read only for the rows a link joins: the shared test answers for the others.
+          if (this.onListRow(alias, depth)) return sql`coalesce(${peers}, CASE WHEN ${this.linkRowExists(orLink, alias, depth, linkFrom)} THEN ${across} ELSE '[]'::json END)`;
+          return sql`coalesce(${peers}, ${across})`;
+        }
         return sql`coalesce(${peers}, '[]'::json)`;
     }
   }

@@ -41,9 +41,10 @@ export function listStatement(registry: Registry, q: ListRead): Sql {
   const all = sql`(SELECT count(*)::int FROM ${ident(model.table)} AS "t" WHERE ${where})`;
   const pageSize = sql`(SELECT count(*)::int FROM "page")`;
   const count = q.limit === null ? pageSize : sql`CASE WHEN ${q.offset}::bigint = 0 AND ${pageSize} < ${q.limit}::bigint THEN ${pageSize} ELSE ${all} END`;
-  // Nested foreign-key objects built once per distinct row the page names, in CTEs joined to the page.
+  // Nested foreign-key objects built once per distinct row the page names, in CTEs joined to the page; rows
+  // pointing at each page row (its cable termination) read by LATERAL joins of their own, without a CTE.
   const { object, relations } = listRepresentationOf(registry, model, q.form, q.omit, q.json, 'page');
-  const hoisted = [...relations].map(([name, r]) => sql`, ${ident(name)} AS MATERIALIZED (${r.rows})`);
+  const hoisted = [...relations].flatMap(([name, r]) => (r.rows ? [sql`, ${ident(name)} AS MATERIALIZED (${r.rows})`] : []));
   const joins = [...relations.values()].map((r) => r.join);
   return sql`WITH "page" AS (${page})${join(hoisted, ' ')}
     SELECT ${q.current} AS "current", ${count} AS "count", coalesce((SELECT array_to_json(array_agg(${object} ORDER BY ${column('t', '__n')})) FROM "page" AS "t" ${join(joins, ' ')}), '[]'::json)::text AS "results"${checkColumns(q.checks)}`.bindParams({ origin: q.json.origin });
