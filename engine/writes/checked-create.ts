@@ -1,5 +1,4 @@
 import type { ResolvedModel } from '../definitions/registry-types';
-import { sql } from '../sql/fragment';
 import type { CallContext } from '../http/api-context';
 import type { PreparedWrite } from './prepare-write';
 import type { PreparedEarlier } from './prepared-earlier';
@@ -17,8 +16,8 @@ import { jsonOptions } from '../http/read-handlers';
  * A plain create (engine/writes/plain-writes.ts) of a model whose definition has checks (no_overlap,
  * at_most...): the checks need their locks taken after the row is written and their verdicts read by a
  * later statement (whose snapshot sees every writer that held those locks before), so it cannot be one
- * statement; it is three in one transaction, in the transactional path's order: the guarded INSERT (which
- * also sets the change log's context), the checks' locks, then the verdicts with the representation.
+ * statement; it is two in one transaction: the guarded INSERT (which also sets the change log's context)
+ * with the checks' locks, then the verdicts with the representation.
  * Broken checks roll it back with their messages. It gives way, as the one-statement writes do, when the
  * custom field definitions changed (nothing written) or on a deadlock.
  */
@@ -41,7 +40,7 @@ export async function createChecked(ctx: CallContext, model: ResolvedModel, p: C
   const columns = p.write.columns;
   // The response that creates an object shows its secrets (a new token's key), whatever ALLOW_TOKEN_RETRIEVAL says.
   const json = await jsonOptions(ctx, { model, form: 'full' }, true);
-  const insert = insertGuardedStatement({ model, names: Object.keys(columns).sort(), row: documentRow(model, columns), guard: p.guard });
+  const insert = insertGuardedStatement({ model, names: Object.keys(columns).sort(), row: documentRow(model, columns), guard: p.guard, lockRows: checks.lockRows });
   try {
     return await ctx.knex.transaction(async (trx) => {
       const [row] = await runRows<{ current: boolean; defs: boolean; id: number | string | null }>(trx, insert);
@@ -52,7 +51,6 @@ export async function createChecked(ctx: CallContext, model: ResolvedModel, p: C
       }
       if (row.id === null) throw new GivingWay(null);
       const id = Number(row.id);
-      if (checks.lock) await runRows(trx, checks.lock(sql`${[id]}::bigint[]`));
       const [answer] = await runRows<Record<string, unknown>>(trx, checkedAnswerStatement(ctx.registry, model, id, checks.columns, json));
       if (!answer || typeof answer.body !== 'string') throw new GivingWay(null);
       const errors = checkVerdicts(checks, answer);

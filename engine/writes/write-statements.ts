@@ -50,17 +50,20 @@ export function insertOneStatement(registry: Registry, q: InsertOne): Sql {
 }
 
 /**
- * A create whose definition has checks, as the first statement of its transaction: the guard and the
- * INSERT, answered with the new id only. The checks' locks are taken by a statement of their own after
- * it, and the verdicts and the representation are read together by the next (checkedAnswerStatement).
+ * A create whose definition has checks, as the first statement of its transaction: the guard, the INSERT
+ * and the checks' locks over the row it wrote (`lockRows`, CompiledChecks), answered with the new id only.
+ * The verdicts and the representation are read together by the next statement (checkedAnswerStatement),
+ * whose snapshot comes after the locks. The locks' CTE is read by the answer, so it always runs.
  */
-export function insertGuardedStatement(q: Omit<InsertOne, 'json'>): Sql {
+export function insertGuardedStatement(q: Omit<InsertOne, 'json'> & { lockRows: ((rows: Sql) => Sql) | null }): Sql {
   const cols = join(q.names.map((n) => ident(n)));
   const values = join(q.names.map((n) => sql`"v".${ident(n)}`));
+  const locks = q.lockRows ? sql`, "locks" AS (${q.lockRows(sql`"w" AS "t"`)})` : sql``;
+  const locked = q.lockRows ? sql`, (SELECT "locks"."locks" FROM "locks") AS "locks"` : sql``;
   return sql`WITH ${guardCte(q.guard)}, "w" AS (
     INSERT INTO ${ident(q.model.table)} (${cols}) SELECT ${values} FROM ${jsonRecord(q.model, q.row)} AS "v", "guard" WHERE "guard"."current" AND "guard"."defs"
-    RETURNING "id")
-  SELECT "guard"."current", "guard"."defs", (SELECT "w"."id" FROM "w") AS "id" FROM "guard"`;
+    RETURNING *)${locks}
+  SELECT "guard"."current", "guard"."defs", (SELECT "w"."id" FROM "w") AS "id"${locked} FROM "guard"`;
 }
 
 /** The checks' columns (compileChecks) on one written row, beside its representation ("body"): one statement. */
