@@ -47,7 +47,7 @@ interface Answer {
 async function prepared(ctx: CallContext, model: ResolvedModel, body: unknown, mode: WriteMode, id?: number): Promise<{ write: PreparedWrite; guard: WriteGuard; earlier: PreparedEarlier } | GiveWay> {
   const none: GiveWay = { earlier: null };
   // A model that instantiates rows on create (a device's components) creates them after its own row, in the transaction.
-  // A create of a model with checks is written by three statements in a transaction (engine/writes/checked-create.ts).
+  // A create of a model with checks is written by two statements in a transaction (engine/writes/checked-create.ts).
   if (!ctx.config.oneStatementWrites || !ctx.customFields || !modelWritesPlainly(model) || (mode !== 'create' && hasChecks(model)) || (mode === 'create' && model.def.instantiate?.length)) return none;
   const cached = await ctx.customFields.get(ctx.knex, ctx.registry, model);
   const defs = cached?.defs ?? [];
