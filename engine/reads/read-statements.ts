@@ -1,5 +1,5 @@
 import type { OrderTerm, Registry, ResolvedModel } from '../definitions/registry-types';
-import { and, column, ident, join, sql, Sql } from '../sql/fragment';
+import { and, column, ident, join, sql, type Sql } from '../sql/fragment';
 import type { Form, JsonOptions } from './object-json';
 import { listRepresentationOf, representationOf } from './compiled-representations';
 import { orderPlan } from './order-by';
@@ -27,36 +27,17 @@ export interface ListRead {
  * only when needed); and the page's representations as one JSON array, text ready to send.
  * Columns: "current" (the `current` condition), "count" (int), "results" (text), then the checks.
  */
-/**
- * The LIMIT a list statement's text carries: the smallest of these classes that holds the requested page
- * size (a size between classes is a bound value that cuts the page after it), or null past the largest:
- * then the size is bound alone. A bound LIMIT hides the page size from a prepared statement's generic plan,
- * so PostgreSQL kept planning every execution anew (custom plans: 15-27 ms of planning on a device list,
- * more than a 50-row page takes to build): with the class in the text, the generic plan is reused (measured
- * on a 50-device page: 42 -> 76 requests/s). Large pages keep the bound LIMIT: there the custom plan, which
- * sees every value, is worth its planning (a 1,000-device page: 16.5 requests/s custom, 6 generic). The
- * text stays a function of the request's shape: a handful of classes, never the value.
- */
-const PAGE_SIZE_CLASSES = [1, 10, 50, 100, 250];
-
-function pageSizeClass(limit: number): number | null {
-  return PAGE_SIZE_CLASSES.find((c) => c >= limit) ?? null;
-}
-
 export function listStatement(registry: Registry, q: ListRead): Sql {
   const model = q.model;
   const where = and(q.conditions);
   const order = orderPlan(model, q.ordering);
   const orderBy = join(order.terms);
-  const size = q.limit === null ? null : pageSizeClass(q.limit);
-  const limit = q.limit === null ? sql`` : size === null ? sql` LIMIT ${q.limit}` : sql` LIMIT ${Sql.keyword(String(size))}`;
+  const limit = q.limit === null ? sql`` : sql` LIMIT ${q.limit}`;
   const offset = q.offset ? sql` OFFSET ${q.offset}` : sql``;
   // Numbered after the LIMIT, in the order the page comes: a window over the whole ordering would sit
   // between the LIMIT and the sort and make PostgreSQL sort every matching row (64,000 prefixes ordered
   // through their VRF: 63 ms) where a top-N sort of the page's rows is enough.
-  const numbered = sql`SELECT "p".*, row_number() OVER () AS "__n" FROM (SELECT "t".* FROM ${ident(model.table)} AS "t" ${join(order.joins, ' ')} WHERE ${where} ORDER BY ${orderBy}${limit}${offset}) AS "p"`;
-  // A page size that is not a class itself stays a bound value, cut after the class's LIMIT.
-  const page = size === null || size === q.limit ? numbered : sql`SELECT * FROM (${numbered}) AS "n" WHERE "n"."__n" <= ${q.limit}::bigint`;
+  const page = sql`SELECT "p".*, row_number() OVER () AS "__n" FROM (SELECT "t".* FROM ${ident(model.table)} AS "t" ${join(order.joins, ' ')} WHERE ${where} ORDER BY ${orderBy}${limit}${offset}) AS "p"`;
   const all = sql`(SELECT count(*)::int FROM ${ident(model.table)} AS "t" WHERE ${where})`;
   const pageSize = sql`(SELECT count(*)::int FROM "page")`;
   const count = q.limit === null ? pageSize : sql`CASE WHEN ${q.offset}::bigint = 0 AND ${pageSize} < ${q.limit}::bigint THEN ${pageSize} ELSE ${all} END`;
