@@ -43,7 +43,7 @@ export async function readAutovacuumRule(db: Db): Promise<AutovacuumRule> {
 }
 
 /** A never-analyzed table reports -1 rows: autovacuum counts it as empty. */
-const rowsOf = (reltuples: number) => Math.max(0, reltuples);
+export const rowsOf = (reltuples: number) => Math.max(0, reltuples);
 
 export function needsAnalyze(rule: AutovacuumRule, changed: number, reltuples: number): boolean {
   return changed > rule.analyzeBase + rule.analyzeScale * rowsOf(reltuples);

@@ -1,4 +1,4 @@
-import type { AutovacuumRule } from './autovacuum-rule';
+import { rowsOf, type AutovacuumRule } from './autovacuum-rule';
 
 /**
  * The share of a table's rows whose index entries may be replaced (non-HOT updates and deletes) before
@@ -10,9 +10,6 @@ import type { AutovacuumRule } from './autovacuum-rule';
  * the issue's 2x with a margin at 40 % of the rebuilds of 0.2 (a rebuild costs more than a VACUUM's index pass).
  */
 export const REINDEX_SCALE = 0.5;
-
-/** A never-analyzed table reports -1 rows: counted as empty, as autovacuum does. */
-const rowsOf = (reltuples: number) => Math.max(0, reltuples);
 
 /**
  * Whether a table's indexes are due a rebuild: once the index churn since the last one (or since Patchbay

@@ -358,7 +358,7 @@ export class JsonCompiler {
         // A plain foreign key is shown as the target's id (NetBox's PrimaryKeyRelatedField).
         if (f.def.plain) return column(alias, f.column);
         // A relation's name is "h_" and the column: past PostgreSQL's 63 characters, the object is built per row.
-        if (this.opts.hoistFrom && alias === TOP && depth === 0 && f.column.length <= 61) return this.hoistedById(f, this.opts.hoistFrom, depth + 1);
+        if (this.hoistsFrom(alias, depth) && f.column.length <= 61) return this.hoistedById(f, this.opts.hoistFrom!, depth + 1);
         return this.nestedById(f.target, column(alias, f.column), depth + 1);
       case 'generic_fk':
         return this.genericObject(f, column(alias, f.typeColumn), column(alias, f.idColumn), depth + 1);
@@ -632,9 +632,9 @@ export class JsonCompiler {
     return { first: (read) => sql`CASE WHEN ${found} THEN ${read(lr)} END`, exists: sql`(${found})`, anyPeer };
   }
 
-  /** Whether a field's representation at `depth` (the field's own: one below its object's) is of a list page's top-level row. */
+  /** hoistsFrom, asked with a field's own depth (one below its object's, as link and reverse fields are compiled). */
   private onListRow(alias: string, depth: number): boolean {
-    return this.opts.hoistFrom !== undefined && alias === TOP && depth === 1;
+    return this.hoistsFrom(alias, depth - 1);
   }
 
   /**
