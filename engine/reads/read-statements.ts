@@ -1,5 +1,5 @@
 import type { OrderTerm, Registry, ResolvedModel } from '../definitions/registry-types';
-import { and, column, ident, join, sql, type Sql } from '../sql/fragment';
+import { and, column, ident, join, sql, Sql } from '../sql/fragment';
 import type { Form, JsonOptions } from './object-json';
 import { listRepresentationOf, representationOf } from './compiled-representations';
 import { orderPlan } from './order-by';
@@ -22,6 +22,24 @@ export interface ListRead {
 }
 
 /**
+ * The LIMIT a list statement's text carries as a literal: the smallest class holding the page size, or null
+ * (the size bound as a value). Only for a page whose WHERE binds no value (a plain page, or one scoped by
+ * value-free conditions): there a prepared statement's generic plan is the custom plan, and with the LIMIT
+ * in the text PostgreSQL sees that and keeps it, instead of planning the whole representation anew on
+ * every execution (a 50-device page: 32 requests/s with custom plans, 64 with generic ones). A filtered
+ * page keeps its bound LIMIT and custom plans: a generic plan guesses every filter's selectivity, and
+ * giving filtered lists a class made them far slower (interfaces?device_id= 200 -> 46 requests/s;
+ * docs/performance-profile.md). Large pages keep the bound LIMIT too: their custom plan is worth its
+ * planning. The text stays a function of the request's shape: a handful of classes, never the value.
+ */
+const PAGE_SIZE_CLASSES = [1, 10, 50, 100, 250];
+
+function pageSizeClass(limit: number, where: Sql): number | null {
+  if (where.values.length) return null;
+  return PAGE_SIZE_CLASSES.find((c) => c >= limit) ?? null;
+}
+
+/**
  * A list page as one statement: the page's rows, numbered in their order; the count (the page's own
  * size when it is the first page and not full, else a count of every matching row — an InitPlan, run
  * only when needed); and the page's representations as one JSON array, text ready to send.
@@ -32,12 +50,15 @@ export function listStatement(registry: Registry, q: ListRead): Sql {
   const where = and(q.conditions);
   const order = orderPlan(model, q.ordering);
   const orderBy = join(order.terms);
-  const limit = q.limit === null ? sql`` : sql` LIMIT ${q.limit}`;
+  const size = q.limit === null ? null : pageSizeClass(q.limit, where);
+  const limit = q.limit === null ? sql`` : size === null ? sql` LIMIT ${q.limit}` : sql` LIMIT ${Sql.keyword(String(size))}`;
   const offset = q.offset ? sql` OFFSET ${q.offset}` : sql``;
   // Numbered after the LIMIT, in the order the page comes: a window over the whole ordering would sit
   // between the LIMIT and the sort and make PostgreSQL sort every matching row (64,000 prefixes ordered
   // through their VRF: 63 ms) where a top-N sort of the page's rows is enough.
-  const page = sql`SELECT "p".*, row_number() OVER () AS "__n" FROM (SELECT "t".* FROM ${ident(model.table)} AS "t" ${join(order.joins, ' ')} WHERE ${where} ORDER BY ${orderBy}${limit}${offset}) AS "p"`;
+  const numbered = sql`SELECT "p".*, row_number() OVER () AS "__n" FROM (SELECT "t".* FROM ${ident(model.table)} AS "t" ${join(order.joins, ' ')} WHERE ${where} ORDER BY ${orderBy}${limit}${offset}) AS "p"`;
+  // A page size between classes stays a bound value, cutting the class's page after it.
+  const page = size === null || size === q.limit ? numbered : sql`SELECT * FROM (${numbered}) AS "n" WHERE "n"."__n" <= ${q.limit}::bigint`;
   const all = sql`(SELECT count(*)::int FROM ${ident(model.table)} AS "t" WHERE ${where})`;
   const pageSize = sql`(SELECT count(*)::int FROM "page")`;
   const count = q.limit === null ? pageSize : sql`CASE WHEN ${q.offset}::bigint = 0 AND ${pageSize} < ${q.limit}::bigint THEN ${pageSize} ELSE ${all} END`;
