@@ -30,6 +30,9 @@
 #   E2E_DATA_DIR=/tmp/patchbay-e2e.XXXXXX/pglite bash tests/e2e/run.sh
 #
 # E2E_KEEP_WORK=1 keeps the temporary folder (server log, PGlite data, Ansible output).
+# E2E_SAVE_DATA=<folder> (PGlite only): after a run that passed, the data folder, the media folder and the
+# admin token are moved to <folder>/pglite, <folder>/media and <folder>/token, for a later step to serve
+# (tests/import/e2e-on-imported-target.sh takes it as its source: IMPORT_E2E_SOURCE).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -98,6 +101,9 @@ if [[ -n ${E2E_DATA_DIR:-} ]]; then
   [[ -z ${E2E_DATABASE_URL:-} ]] || fail "E2E_DATA_DIR (a PGlite data folder) and E2E_DATABASE_URL exclude each other"
   [[ -d $E2E_DATA_DIR ]] || fail "E2E_DATA_DIR is not a folder: $E2E_DATA_DIR"
   KEPT=1
+fi
+if [[ -n ${E2E_SAVE_DATA:-} ]] && { [[ -n ${E2E_DATABASE_URL:-} ]] || ((KEPT)); }; then
+  fail "E2E_SAVE_DATA saves the data folder of a fresh PGlite run: not with E2E_DATABASE_URL or E2E_DATA_DIR"
 fi
 PLAYBOOK_FIRST_RUN=${E2E_PLAYBOOK_FIRST_RUN:-$( ((KEPT)) && echo any || echo changes)}
 [[ $PLAYBOOK_FIRST_RUN =~ ^(changes|unchanged|any)$ ]] || fail "E2E_PLAYBOOK_FIRST_RUN must be changes, unchanged or any, got '$PLAYBOOK_FIRST_RUN'"
@@ -248,4 +254,10 @@ fi
 
 stop_server
 if ((FAILED)); then exit 1; fi
+if [[ -n ${E2E_SAVE_DATA:-} ]]; then
+  rm -rf "$E2E_SAVE_DATA" && mkdir -p "$E2E_SAVE_DATA" || fail "cannot make $E2E_SAVE_DATA"
+  mv "$PATCHBAY_DATA_DIR" "$E2E_SAVE_DATA/pglite" && mkdir -p "$WORK/media" && mv "$WORK/media" "$E2E_SAVE_DATA/media" \
+    && printf '%s\n' "$TOKEN" >"$E2E_SAVE_DATA/token" || fail "cannot save the data to $E2E_SAVE_DATA"
+  say "data folder, media and token saved in $E2E_SAVE_DATA"
+fi
 say "passed"

@@ -31,6 +31,14 @@
 #
 #   bash tests/import/e2e-on-imported-target.sh
 #   IMPORT_E2E_ADMIN_URL=postgres://postgres@127.0.0.1:5432/postgres   (where to create the target database)
+#   IMPORT_E2E_SOURCE=<folder>: the source is the data a finished PGlite run of tests/e2e/run.sh saved there
+#     (E2E_SAVE_DATA; .ci/run passes its e2e step's): its playbooks ran there already, twice, and its scripts
+#     cleaned up after themselves, so step 1 only adds what the scripts leave with E2E_KEEP=1 and the
+#     inventory seed, as the seed above does after the playbooks. A copy is served; the folder is untouched.
+#   IMPORT_E2E_SERVE_URL=<a pooler's URL, any database> IMPORT_E2E_POOL_MODE=transaction IMPORT_E2E_POOL_SIZE=30
+#     (step 3's server reaches the target through that pooler, with that DATABASE_POOL_MODE and pool size;
+#     the target is still created, migrated and imported into on IMPORT_E2E_ADMIN_URL's server directly.
+#     tests/scale-out/run.sh runs it so, through PgBouncer in transaction mode.)
 #   E2E_STEP_TIMEOUT=600 (seconds per step), E2E_KEEP_WORK=1 (keep the temporary folder and the target database)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -40,7 +48,14 @@ RUN_TIMEOUT=${IMPORT_E2E_RUN_TIMEOUT:-3600}   # the whole of tests/e2e/run.sh (i
 MAX_PAGE_SIZE=50   # as run.sh: the importer reads the source page after page
 ADMIN_URL=${IMPORT_E2E_ADMIN_URL:-postgres://postgres@127.0.0.1:5432/postgres}
 DB=pb_import_e2e
-TARGET_URL=$(/usr/bin/python3 -c 'import sys, urllib.parse as u; p = u.urlsplit(sys.argv[1]); print(u.urlunsplit(p._replace(path="/" + sys.argv[2])))' "$ADMIN_URL" "$DB")
+with_database() { /usr/bin/python3 -c 'import sys, urllib.parse as u; p = u.urlsplit(sys.argv[1]); print(u.urlunsplit(p._replace(path="/" + sys.argv[2])))' "$1" "$2"; }
+TARGET_URL=$(with_database "$ADMIN_URL" "$DB")
+# where step 3's server finds the target: directly, or through a pooler (IMPORT_E2E_SERVE_URL)
+SERVE_URL=$TARGET_URL
+[[ -n ${IMPORT_E2E_SERVE_URL:-} ]] && SERVE_URL=$(with_database "$IMPORT_E2E_SERVE_URL" "$DB")
+SERVE_ENV=()
+[[ -n ${IMPORT_E2E_POOL_MODE:-} ]] && SERVE_ENV+=("DATABASE_POOL_MODE=$IMPORT_E2E_POOL_MODE")
+[[ -n ${IMPORT_E2E_POOL_SIZE:-} ]] && SERVE_ENV+=("PATCHBAY_DB_POOL_SIZE=$IMPORT_E2E_POOL_SIZE")
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/patchbay-import-e2e.XXXXXX")
 SOURCE_LOG=$WORK/source.log
 : >"$SOURCE_LOG"
@@ -91,12 +106,21 @@ done
 # ------------------------------------------------------------------ source
 SOURCE_PORT=$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 SOURCE_URL=http://127.0.0.1:$SOURCE_PORT
-say "source: PGlite in $WORK/source, migrate, createsuperuser"
-(
-  unset DATABASE_URL
-  export PATCHBAY_DATA_DIR=$WORK/source
-  timeout "$STEP_TIMEOUT" node engine/cli/bin.cjs migrate && timeout "$STEP_TIMEOUT" node engine/cli/bin.cjs createsuperuser --username admin --password admin
-) >"$WORK/source-setup.log" 2>&1 || { cat "$WORK/source-setup.log"; fail "source: migrate or createsuperuser failed"; }
+SAVED=${IMPORT_E2E_SOURCE:-}
+if [[ -n $SAVED ]]; then
+  say "source: a copy of the e2e run's data in $SAVED"
+  [[ -d $SAVED/pglite && -s $SAVED/token ]] || fail "IMPORT_E2E_SOURCE=$SAVED holds no pglite/ and token (E2E_SAVE_DATA of tests/e2e/run.sh makes them)"
+  cp -a "$SAVED/pglite" "$WORK/source" && { [[ ! -d $SAVED/media ]] || cp -a "$SAVED/media" "$WORK/source-media"; } \
+    || fail "cannot copy $SAVED"
+  echo "$(<"$SAVED/token")" >"$WORK/source-setup.log"
+else
+  say "source: PGlite in $WORK/source, migrate, createsuperuser"
+  (
+    unset DATABASE_URL
+    export PATCHBAY_DATA_DIR=$WORK/source
+    timeout "$STEP_TIMEOUT" node engine/cli/bin.cjs migrate && timeout "$STEP_TIMEOUT" node engine/cli/bin.cjs createsuperuser --username admin --password admin
+  ) >"$WORK/source-setup.log" 2>&1 || { cat "$WORK/source-setup.log"; fail "source: migrate or createsuperuser failed"; }
+fi
 SOURCE_TOKEN=$(tail -n1 "$WORK/source-setup.log")
 [[ $SOURCE_TOKEN =~ ^[0-9a-f]{40}$ ]] || { cat "$WORK/source-setup.log"; fail "source: createsuperuser printed no token"; }
 
@@ -118,6 +142,7 @@ export ANSIBLE_NOCOLOR=1 ANSIBLE_FORCE_COLOR=0 ANSIBLE_RETRY_FILES_ENABLED=0 \
   ANSIBLE_LOCAL_TEMP=$WORK/ansible-tmp ANSIBLE_HOME=$WORK/ansible-home \
   ANSIBLE_PYTHON_INTERPRETER=/usr/bin/python3
 for playbook in tests/e2e/*.yml; do
+  [[ -n $SAVED ]] && break   # they ran on the saved data
   say "seed: $playbook"
   log=$WORK/seed-$(basename "$playbook" .yml).log
   NETBOX_URL=$SOURCE_URL NETBOX_TOKEN=$SOURCE_TOKEN timeout "$STEP_TIMEOUT" ansible-playbook -i localhost, "$playbook" >"$log" 2>&1 \
@@ -139,6 +164,8 @@ timeout 60 psql "$ADMIN_URL" -v ON_ERROR_STOP=1 -q -c "drop database if exists $
 (
   unset PATCHBAY_DATA_DIR
   export DATABASE_URL=$TARGET_URL
+  # in the pool mode it is served in: migrate then sets what a pooler cannot carry per connection (jit = off)
+  ((${#SERVE_ENV[@]})) && export "${SERVE_ENV[@]}"
   timeout "$STEP_TIMEOUT" node engine/cli/bin.cjs migrate && timeout "$STEP_TIMEOUT" node engine/cli/bin.cjs createsuperuser --username admin --password admin
 ) >"$WORK/target-setup.log" 2>&1 || { cat "$WORK/target-setup.log"; fail "target: migrate or createsuperuser failed"; }
 
@@ -170,8 +197,8 @@ stop_source
 SHOW_SOURCE_LOG=0
 
 # ------------------------------------------------------- e2e on the target
-say "tests/e2e/run.sh against the imported target (E2E_KEEP_DATABASE=1, E2E_PLAYBOOK_FIRST_RUN=unchanged)"
-env -u E2E_KEEP -u E2E_DATA_DIR -u PATCHBAY_DATA_DIR -u DATABASE_URL \
-  E2E_DATABASE_URL="$TARGET_URL" E2E_ADMIN_URL="$ADMIN_URL" E2E_KEEP_DATABASE=1 E2E_PLAYBOOK_FIRST_RUN=unchanged \
+say "tests/e2e/run.sh against the imported target (E2E_KEEP_DATABASE=1, E2E_PLAYBOOK_FIRST_RUN=unchanged${SERVE_ENV[*]:+, ${SERVE_ENV[*]}})"
+env -u E2E_KEEP -u E2E_DATA_DIR -u PATCHBAY_DATA_DIR -u DATABASE_URL "${SERVE_ENV[@]}" \
+  E2E_DATABASE_URL="$SERVE_URL" E2E_ADMIN_URL="$ADMIN_URL" E2E_KEEP_DATABASE=1 E2E_PLAYBOOK_FIRST_RUN=unchanged \
   E2E_STEP_TIMEOUT="$STEP_TIMEOUT" timeout "$RUN_TIMEOUT" bash tests/e2e/run.sh \
   || fail "tests/e2e/run.sh failed against the imported target (its output above)"

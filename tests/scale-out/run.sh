@@ -4,7 +4,10 @@
 #   1. every tests/scale-out/*.test.ts, given the three URLs in SCALE_OUT_PRIMARY_URL, SCALE_OUT_STANDBY_URL
 #      and SCALE_OUT_BOUNCER_URL and SCALE_OUT_CLUSTER (this cluster.sh, for stopping or delaying the
 #      standby); each file works in a database of its own on the primary;
-#   2. the pynetbox and Ansible end-to-end run (tests/e2e/run.sh) through PgBouncer in transaction mode.
+#   2. the pynetbox and Ansible end-to-end run (tests/e2e/run.sh) through PgBouncer in transaction mode, on
+#      a target imported from a source those clients seeded (tests/import/e2e-on-imported-target.sh): one
+#      run checks both the import and the bouncer. tests/scale-out/e2e-through-pgbouncer.sh runs it on a
+#      fresh database instead (by hand; the fresh-database path is the PGlite e2e step's).
 # Without those variables the suite's tests skip themselves, so `npm test` alone passes them by.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -22,5 +25,8 @@ export SCALE_OUT_PRIMARY_URL=$PRIMARY_URL SCALE_OUT_STANDBY_URL=$STANDBY_URL SCA
 echo "=== scale-out: tests/scale-out/*.test.ts ==="
 NODE_OPTIONS=--experimental-vm-modules npx jest --runInBand tests/scale-out
 
-echo "=== scale-out: pynetbox and Ansible through PgBouncer (transaction pooling) ==="
-if [[ -f tests/scale-out/e2e-through-pgbouncer.sh ]]; then bash tests/scale-out/e2e-through-pgbouncer.sh; fi
+echo "=== scale-out: pynetbox and Ansible through PgBouncer (transaction pooling), on an imported target ==="
+# Each server process gets 30 pooled connections, more than the bouncer's default_pool_size (20), so its
+# server connections are shared between them.
+IMPORT_E2E_ADMIN_URL=${PRIMARY_URL%/*}/postgres IMPORT_E2E_SERVE_URL=$BOUNCER_URL \
+  IMPORT_E2E_POOL_MODE=transaction IMPORT_E2E_POOL_SIZE=30 bash tests/import/e2e-on-imported-target.sh
