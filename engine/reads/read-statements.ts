@@ -56,10 +56,17 @@ export function listStatement(registry: Registry, q: ListRead): Sql {
   // Numbered after the LIMIT, in the order the page comes: a window over the whole ordering would sit
   // between the LIMIT and the sort and make PostgreSQL sort every matching row (64,000 prefixes ordered
   // through their VRF: 63 ms) where a top-N sort of the page's rows is enough.
-  const numbered = sql`SELECT "p".*, row_number() OVER () AS "__n" FROM (SELECT "t".* FROM ${ident(model.table)} AS "t" ${join(order.joins, ' ')} WHERE ${where} ORDER BY ${orderBy}${limit}${offset}) AS "p"`;
+  const table = ident(model.table);
+  const numbered = sql`SELECT "p".*, row_number() OVER () AS "__n" FROM (SELECT "t".* FROM ${table} AS "t" ${join(order.joins, ' ')} WHERE ${where} ORDER BY ${orderBy}${limit}${offset}) AS "p"`;
+  // A filtered page: its ids in order, then its rows by id. PostgreSQL estimates the rows of an unnest of a
+  // computed array the same whatever the parameters, so the representation built over them costs the same
+  // in a generic plan as in a custom one, and the generic plan is kept rather than the whole representation
+  // planned again at every request as the filter's estimated rows decided (docs/performance-profile.md).
+  const ids = sql`SELECT "t"."id" FROM ${table} AS "t" ${join(order.joins, ' ')} WHERE ${where} ORDER BY ${orderBy}${limit}${offset}`;
+  const byIds = sql`SELECT "t".*, "i"."__n" FROM unnest(ARRAY(${ids})) WITH ORDINALITY AS "i"("id", "__n") JOIN ${table} AS "t" ON "t"."id" = "i"."id"`;
   // A page size between classes stays a bound value, cutting the class's page after it.
-  const page = size === null || size === q.limit ? numbered : sql`SELECT * FROM (${numbered}) AS "n" WHERE "n"."__n" <= ${q.limit}::bigint`;
-  const all = sql`(SELECT count(*)::int FROM ${ident(model.table)} AS "t" WHERE ${where})`;
+  const page = where.values.length ? byIds : size === null || size === q.limit ? numbered : sql`SELECT * FROM (${numbered}) AS "n" WHERE "n"."__n" <= ${q.limit}::bigint`;
+  const all = sql`(SELECT count(*)::int FROM ${table} AS "t" WHERE ${where})`;
   const pageSize = sql`(SELECT count(*)::int FROM "page")`;
   const count = q.limit === null ? pageSize : sql`CASE WHEN ${q.offset}::bigint = 0 AND ${pageSize} < ${q.limit}::bigint THEN ${pageSize} ELSE ${all} END`;
   // Nested foreign-key objects built once per distinct row the page names, in CTEs joined to the page; rows
