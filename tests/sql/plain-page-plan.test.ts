@@ -118,7 +118,7 @@ describe('plans', () => {
       const res = await t.api.post('/api/tenancy/tenants/').set(t.auth).send(batch);
       expect(res.status).toBe(201);
     }
-    const post = async (path: string, body: unknown): Promise<number> => {
+    const post = async (path: string, body: Record<string, unknown>): Promise<number> => {
       const res = await t.api.post(path).set(t.auth).send(body);
       expect([path, res.status]).toEqual([path, 201]);
       return res.body.id as number;
