@@ -26,17 +26,39 @@ export interface ListRead {
  * (the size bound as a value). Only for a page whose WHERE binds no value (a plain page, or one scoped by
  * value-free conditions): there a prepared statement's generic plan is the custom plan, and with the LIMIT
  * in the text PostgreSQL sees that and keeps it, instead of planning the whole representation anew on
- * every execution (a 50-device page: 32 requests/s with custom plans, 64 with generic ones). A filtered
- * page keeps its bound LIMIT and custom plans: a generic plan guesses every filter's selectivity, and
- * giving filtered lists a class made them far slower (interfaces?device_id= 200 -> 46 requests/s;
- * docs/performance-profile.md). Large pages keep the bound LIMIT too: their custom plan is worth its
- * planning. The text stays a function of the request's shape: a handful of classes, never the value.
+ * every execution (a 50-device page: 47 -> 138 requests/s). A filtered page keeps its bound LIMIT: a class
+ * there changed which plan PostgreSQL chose by the statistics, not the cost of planning (tried and reverted,
+ * docs/performance-profile.md); its generic plan comes from reading its ids first (filteredPage). Large
+ * pages keep the bound LIMIT too: their custom plan is worth its planning. The text stays a function of the
+ * request's shape: a handful of classes, never the value.
  */
 const PAGE_SIZE_CLASSES = [1, 10, 50, 100, 250];
 
 function pageSizeClass(limit: number, where: Sql): number | null {
   if (where.values.length) return null;
   return PAGE_SIZE_CLASSES.find((c) => c >= limit) ?? null;
+}
+
+/**
+ * A plain page's rows, numbered in their order. Numbered after the LIMIT, in the order the page comes: a
+ * window over the whole ordering would sit between the LIMIT and the sort and make PostgreSQL sort every
+ * matching row (64,000 prefixes ordered through their VRF: 63 ms) where a top-N sort of the page's rows is
+ * enough. A page size between classes stays a bound value, cutting the class's page after it.
+ */
+function plainPage(matching: Sql, size: number | null, limit: number | null): Sql {
+  const numbered = sql`SELECT "p".*, row_number() OVER () AS "__n" FROM (SELECT "t".* ${matching}) AS "p"`;
+  return size === null || size === limit ? numbered : sql`SELECT * FROM (${numbered}) AS "n" WHERE "n"."__n" <= ${limit}::bigint`;
+}
+
+/**
+ * A filtered page: its ids in order, then its rows by id. PostgreSQL estimates the rows of an unnest of a
+ * computed array the same whatever the parameters, so the representation built over them costs the same in
+ * a generic plan as in a custom one, and the generic plan is kept rather than the whole representation
+ * planned again at every request when the statistics tip the filter's estimate (docs/performance-profile.md:
+ * interfaces?device_id= 16 -> 2 ms per execution).
+ */
+function filteredPage(table: Sql, matching: Sql): Sql {
+  return sql`SELECT "t".*, "i"."__n" FROM unnest(ARRAY(SELECT "t"."id" ${matching})) WITH ORDINALITY AS "i"("id", "__n") JOIN ${table} AS "t" ON "t"."id" = "i"."id"`;
 }
 
 /**
@@ -53,19 +75,9 @@ export function listStatement(registry: Registry, q: ListRead): Sql {
   const size = q.limit === null ? null : pageSizeClass(q.limit, where);
   const limit = q.limit === null ? sql`` : size === null ? sql` LIMIT ${q.limit}` : sql` LIMIT ${Sql.keyword(String(size))}`;
   const offset = q.offset ? sql` OFFSET ${q.offset}` : sql``;
-  // Numbered after the LIMIT, in the order the page comes: a window over the whole ordering would sit
-  // between the LIMIT and the sort and make PostgreSQL sort every matching row (64,000 prefixes ordered
-  // through their VRF: 63 ms) where a top-N sort of the page's rows is enough.
   const table = ident(model.table);
-  const numbered = sql`SELECT "p".*, row_number() OVER () AS "__n" FROM (SELECT "t".* FROM ${table} AS "t" ${join(order.joins, ' ')} WHERE ${where} ORDER BY ${orderBy}${limit}${offset}) AS "p"`;
-  // A filtered page: its ids in order, then its rows by id. PostgreSQL estimates the rows of an unnest of a
-  // computed array the same whatever the parameters, so the representation built over them costs the same
-  // in a generic plan as in a custom one, and the generic plan is kept rather than the whole representation
-  // planned again at every request as the filter's estimated rows decided (docs/performance-profile.md).
-  const ids = sql`SELECT "t"."id" FROM ${table} AS "t" ${join(order.joins, ' ')} WHERE ${where} ORDER BY ${orderBy}${limit}${offset}`;
-  const byIds = sql`SELECT "t".*, "i"."__n" FROM unnest(ARRAY(${ids})) WITH ORDINALITY AS "i"("id", "__n") JOIN ${table} AS "t" ON "t"."id" = "i"."id"`;
-  // A page size between classes stays a bound value, cutting the class's page after it.
-  const page = where.values.length ? byIds : size === null || size === q.limit ? numbered : sql`SELECT * FROM (${numbered}) AS "n" WHERE "n"."__n" <= ${q.limit}::bigint`;
+  const matching = sql`FROM ${table} AS "t" ${join(order.joins, ' ')} WHERE ${where} ORDER BY ${orderBy}${limit}${offset}`;
+  const page = where.values.length ? filteredPage(table, matching) : plainPage(matching, size, q.limit);
   const all = sql`(SELECT count(*)::int FROM ${table} AS "t" WHERE ${where})`;
   const pageSize = sql`(SELECT count(*)::int FROM "page")`;
   const count = q.limit === null ? pageSize : sql`CASE WHEN ${q.offset}::bigint = 0 AND ${pageSize} < ${q.limit}::bigint THEN ${pageSize} ELSE ${all} END`;
