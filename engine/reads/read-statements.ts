@@ -34,8 +34,7 @@ export interface ListRead {
  */
 const PAGE_SIZE_CLASSES = [1, 10, 50, 100, 250];
 
-function pageSizeClass(limit: number, where: Sql): number | null {
-  if (where.values.length) return null;
+function pageSizeClass(limit: number): number | null {
   return PAGE_SIZE_CLASSES.find((c) => c >= limit) ?? null;
 }
 
@@ -72,12 +71,14 @@ export function listStatement(registry: Registry, q: ListRead): Sql {
   const where = and(q.conditions);
   const order = orderPlan(model, q.ordering);
   const orderBy = join(order.terms);
-  const size = q.limit === null ? null : pageSizeClass(q.limit, where);
+  // A filter binds values into the WHERE; a plain page's WHERE (permission scope included) binds none.
+  const filtered = where.values.length > 0;
+  const size = q.limit === null || filtered ? null : pageSizeClass(q.limit);
   const limit = q.limit === null ? sql`` : size === null ? sql` LIMIT ${q.limit}` : sql` LIMIT ${Sql.keyword(String(size))}`;
   const offset = q.offset ? sql` OFFSET ${q.offset}` : sql``;
   const table = ident(model.table);
   const matching = sql`FROM ${table} AS "t" ${join(order.joins, ' ')} WHERE ${where} ORDER BY ${orderBy}${limit}${offset}`;
-  const page = where.values.length ? filteredPage(table, matching) : plainPage(matching, size, q.limit);
+  const page = filtered ? filteredPage(table, matching) : plainPage(matching, size, q.limit);
   const all = sql`(SELECT count(*)::int FROM ${table} AS "t" WHERE ${where})`;
   const pageSize = sql`(SELECT count(*)::int FROM "page")`;
   const count = q.limit === null ? pageSize : sql`CASE WHEN ${q.offset}::bigint = 0 AND ${pageSize} < ${q.limit}::bigint THEN ${pageSize} ELSE ${all} END`;

@@ -112,7 +112,7 @@ if [[ -n $SAVED ]]; then
   [[ -d $SAVED/pglite && -s $SAVED/token ]] || fail "IMPORT_E2E_SOURCE=$SAVED holds no pglite/ and token (E2E_SAVE_DATA of tests/e2e/run.sh makes them)"
   cp -a "$SAVED/pglite" "$WORK/source" && { [[ ! -d $SAVED/media ]] || cp -a "$SAVED/media" "$WORK/source-media"; } \
     || fail "cannot copy $SAVED"
-  echo "$(<"$SAVED/token")" >"$WORK/source-setup.log"
+  cp "$SAVED/token" "$WORK/source-setup.log" || fail "cannot copy $SAVED/token"
 else
   say "source: PGlite in $WORK/source, migrate, createsuperuser"
   (
@@ -141,8 +141,9 @@ export ANSIBLE_NOCOLOR=1 ANSIBLE_FORCE_COLOR=0 ANSIBLE_RETRY_FILES_ENABLED=0 \
   ANSIBLE_LOCALHOST_WARNING=0 ANSIBLE_INVENTORY_UNPARSED_WARNING=0 \
   ANSIBLE_LOCAL_TEMP=$WORK/ansible-tmp ANSIBLE_HOME=$WORK/ansible-home \
   ANSIBLE_PYTHON_INTERPRETER=/usr/bin/python3
-for playbook in tests/e2e/*.yml; do
-  [[ -n $SAVED ]] && break   # they ran on the saved data
+PLAYBOOKS=(tests/e2e/*.yml)
+[[ -z $SAVED ]] || PLAYBOOKS=()   # they ran on the saved data
+for playbook in "${PLAYBOOKS[@]}"; do
   say "seed: $playbook"
   log=$WORK/seed-$(basename "$playbook" .yml).log
   NETBOX_URL=$SOURCE_URL NETBOX_TOKEN=$SOURCE_TOKEN timeout "$STEP_TIMEOUT" ansible-playbook -i localhost, "$playbook" >"$log" 2>&1 \
